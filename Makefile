@@ -1,0 +1,63 @@
+# The README's commands. Every target creates the environment first if it is missing.
+#   make lab    JupyterLab on the course        make test   everything CI runs
+#   make book   the course website (offline)    make doctor what this machine can run
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PORT ?= 8888
+# CUDA extras (CuPy, CUDA toolkit wheels) only where an NVIDIA driver is present.
+comma := ,
+EXTRAS := course,dev,metal$(if $(shell command -v nvidia-smi 2>/dev/null),$(comma)cuda,)
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: env lab test lint test-unit test-notebooks test-book book assign grade bench doctor clean
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "pdc needs Python >= 3.10, found " + sys.version.split()[0]'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[$(EXTRAS)]"
+	$(BIN)/pdc doctor
+	touch $(STAMP)
+
+lab: env
+	$(BIN)/jupyter lab $(if $(CI)$(NO_BROWSER),--no-browser,) --port=$(PORT) \
+		--ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+
+doctor: env
+	$(BIN)/pdc doctor
+
+lint: env
+	$(BIN)/ruff check pdc tests book notebooks solutions
+	$(BIN)/ruff format --check pdc tests
+
+test-unit: env
+	$(BIN)/pytest -n 2 --dist loadgroup tests --ignore=tests/book
+
+test-notebooks: env
+	$(BIN)/pytest -n 2 --dist loadfile --nbval notebooks solutions \
+		--nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
+
+book: env
+	$(BIN)/python book/build.py
+
+test-book: book
+	$(BIN)/pytest tests/book
+
+test: lint test-unit test-notebooks test-book
+
+assign: env
+	$(BIN)/pdc assign solutions exercises
+
+grade: env
+	$(BIN)/pdc grade $(or $(SUBMISSION),solutions)
+
+bench: env
+	$(BIN)/pdc bench ring
+
+clean:
+	rm -rf $(VENV) book/_build .pytest_cache

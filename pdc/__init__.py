@@ -1,0 +1,65 @@
+"""pdc: a compact GPU runtime for learning how GPUs really work.
+
+``import pdc`` imports NumPy only. CUDA (numba-cuda, CuPy), MLX and PyTorch are imported
+by the backend or feature that needs them, when it is first used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .backends import Backend, available_backends, default_backend, get_backend
+from .backends._probe import has_cuda_gpu as has_gpu
+from .backends.cuda import numba_cuda
+from .buffer import BufferState, TransferStats, UnifiedBuffer
+from .launch import Kernel, grid_for, kernel
+from .pool import MemoryPool, PoolError, PoolStats
+
+__version__ = "0.1.0"
+
+_RING_NAMES = {"RingKernelRuntime", "ring_kernel"}
+
+
+def device_summary() -> str:
+    """One plain sentence saying what runs where on this machine."""
+    from .backends import _probe
+
+    if _probe.has_cuda_gpu():
+        return f"CUDA GPU found: kernels run on {get_backend('cuda').device_name}."
+    if _probe.is_apple_silicon() and _probe.has_mlx():
+        return (
+            "Apple Silicon: MLX code runs on the Metal GPU; CUDA kernels run on numba's "
+            "CUDA simulator (on the CPU)."
+        )
+    return "No GPU found: CUDA kernels run on numba's CUDA simulator, arrays on NumPy (CPU)."
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RING_NAMES:
+        from . import ring
+
+        return getattr(ring, name)
+    raise AttributeError(f"module 'pdc' has no attribute {name!r}")
+
+
+__all__ = [
+    "Backend",
+    "BufferState",
+    "Kernel",
+    "MemoryPool",
+    "PoolError",
+    "PoolStats",
+    "RingKernelRuntime",
+    "TransferStats",
+    "UnifiedBuffer",
+    "__version__",
+    "available_backends",
+    "default_backend",
+    "device_summary",
+    "get_backend",
+    "grid_for",
+    "has_gpu",
+    "kernel",
+    "numba_cuda",
+    "ring_kernel",
+]

@@ -1,0 +1,89 @@
+"""Backend registry: which devices exist, which one is the default, one instance each."""
+
+from __future__ import annotations
+
+import os
+
+from . import _probe
+from .base import Backend, BackendInfo, check_dtype, check_shape
+
+ORDER = ("cuda", "metal", "cpu")
+_instances: dict[str, Backend] = {}
+
+
+def _installed(name: str) -> bool:
+    if name == "cuda":
+        return _probe.has_numba_cuda()
+    if name == "metal":
+        return _probe.has_mlx()
+    return name == "cpu"
+
+
+def available_backends() -> list[str]:
+    """Backends usable on this machine, in priority order (cuda, metal, cpu).
+
+    A backend counts as available when its library is installed, even if it runs
+    simulated (numba's CUDA simulator, MLX's CPU device).
+    """
+    return [b for b in ORDER if _installed(b)]
+
+
+def default_backend() -> str:
+    """The backend ``pdc`` uses when none is named.
+
+    ``PDC_BACKEND`` wins. Otherwise a real CUDA GPU, then a real Metal GPU, then the CPU:
+    the simulated backends are available but never chosen by default, since they are
+    slower than plain NumPy.
+
+    Raises:
+        ValueError: If ``PDC_BACKEND`` names an unknown or unavailable backend.
+    """
+    env = os.environ.get("PDC_BACKEND", "").strip().lower()
+    if env:
+        _check_name("PDC_BACKEND", env)
+        return env
+    if _probe.has_cuda_gpu() and _installed("cuda"):
+        return "cuda"
+    if _probe.is_apple_silicon() and _installed("metal"):
+        return "metal"
+    return "cpu"
+
+
+def _check_name(op: str, name: str) -> None:
+    if name not in ORDER:
+        raise ValueError(f"[{op}] expected one of {', '.join(ORDER)}, got {name!r}")
+    if not _installed(name):
+        hint = {
+            "cuda": "pip install 'pdc-course[cuda]'",
+            "metal": "pip install 'pdc-course[metal]'",
+        }
+        raise ValueError(
+            f"[{op}] backend {name!r} is not available here (available: "
+            f"{', '.join(available_backends())}); install it with {hint.get(name, '')}"
+        )
+
+
+def get_backend(name: str | None = None) -> Backend:
+    """Return the (cached) backend instance called ``name``, or the default one."""
+    name = default_backend() if name is None else str(name).lower()
+    if name not in _instances:
+        _check_name("get_backend", name)
+        if name == "cpu":
+            from .cpu import CPUBackend as cls
+        elif name == "cuda":
+            from .cuda import CUDABackend as cls
+        else:
+            from .metal import MetalBackend as cls
+        _instances[name] = cls()
+    return _instances[name]
+
+
+__all__ = [
+    "Backend",
+    "BackendInfo",
+    "available_backends",
+    "check_dtype",
+    "check_shape",
+    "default_backend",
+    "get_backend",
+]

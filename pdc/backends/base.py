@@ -1,0 +1,123 @@
+"""The backend contract: the few methods every device fills in.
+
+A backend owns device memory and kernel launches. Everything shared (buffers, pools,
+launch geometry) lives above it and talks to a backend only through these methods, in
+the spirit of a small allocator interface: allocate, free, copy in, copy out,
+synchronize, launch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+def check_shape(op: str, shape: Any) -> tuple[int, ...]:
+    """Normalise ``shape`` to a tuple of non-negative ints or raise a clear error.
+
+    Args:
+        op: Name of the calling operation, used in the error message.
+        shape: An int or a sequence of ints.
+
+    Returns:
+        The shape as a tuple.
+
+    Raises:
+        TypeError: If ``shape`` is not an int or a sequence of ints.
+        ValueError: If a dimension is negative.
+    """
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(
+            f"[{op}] expected shape as an int or a tuple of ints, got {type(shape).__name__}"
+        ) from None
+    for d in dims:
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise TypeError(f"[{op}] expected shape of ints, got {shape!r}")
+        if d < 0:
+            raise ValueError(f"[{op}] expected non-negative dimensions, got shape {shape!r}")
+    return tuple(int(d) for d in dims)
+
+
+def check_dtype(op: str, dtype: Any) -> np.dtype:
+    """Normalise ``dtype`` to a NumPy numeric dtype or raise a clear error."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"[{op}] expected a NumPy dtype, got {dtype!r}") from None
+    if dt.kind not in "biufc" and dt.fields is None:
+        raise TypeError(
+            f"[{op}] expected a numeric or structured dtype, got {dt} (kind {dt.kind!r})"
+        )
+    return dt
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """What ``pdc doctor`` reports about one backend."""
+
+    name: str
+    available: bool
+    simulated: bool
+    device: str
+    details: dict[str, Any]
+
+
+class Backend:
+    """Base class of the three backends.
+
+    Subclasses set ``name`` and fill in the methods below. ``simulated`` is True when the
+    backend's device is emulated on the CPU (numba's CUDA simulator, MLX's CPU device),
+    and ``zero_copy`` is True when host and device share memory, so a buffer never needs
+    a transfer.
+    """
+
+    name: str = "base"
+    simulated: bool = False
+    zero_copy: bool = False
+    device_name: str = "unknown"
+
+    # -- memory -----------------------------------------------------------------------
+    def allocate(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        """Allocate an uninitialised device array."""
+        raise NotImplementedError
+
+    def free(self, arr: Any) -> None:
+        """Release a device array (a no-op where the garbage collector owns memory)."""
+
+    def host_empty(self, shape: tuple[int, ...], dtype: np.dtype, pinned: bool = False):
+        """Allocate a host array; page-locked where the backend supports it."""
+        return np.empty(shape, dtype)
+
+    def copy_to_device(self, host: np.ndarray, dev: Any) -> Any:
+        """Copy ``host`` into ``dev``; returns the device array (MLX arrays are replaced)."""
+        raise NotImplementedError
+
+    def copy_to_host(self, dev: Any, host: np.ndarray) -> None:
+        """Copy ``dev`` into ``host``."""
+        raise NotImplementedError
+
+    def host_view(self, dev: Any) -> np.ndarray | None:
+        """A NumPy view of device memory on zero-copy backends, else None."""
+        return None
+
+    # -- execution --------------------------------------------------------------------
+    def synchronize(self) -> None:
+        """Wait for all queued device work to finish."""
+
+    def launch(self, fn: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple) -> None:
+        """Launch a kernel with explicit geometry."""
+        raise NotImplementedError
+
+    def info(self) -> dict[str, Any]:
+        """Facts about the device for ``pdc doctor``."""
+        return {"device": self.device_name, "simulated": self.simulated}
+
+    def __repr__(self) -> str:
+        sim = ", simulated" if self.simulated else ""
+        return f"<pdc backend {self.name!r}: {self.device_name}{sim}>"

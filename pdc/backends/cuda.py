@@ -1,0 +1,102 @@
+"""The CUDA backend: real CUDA through numba-cuda, or numba's CUDA simulator without a GPU.
+
+numba.cuda is imported on first use, never by ``import pdc``. When the driver reports no
+GPU, the simulator is switched on before the import (``NUMBA_ENABLE_CUDASIM=1``), so the
+same kernels run on the CPU and the backend says so: ``simulated`` is True.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+from . import _probe
+from .base import Backend
+
+
+def numba_cuda():
+    """Return the ``numba.cuda`` module, on the simulator when there is no GPU.
+
+    Call this before ``from numba import cuda`` in code that must also run on machines
+    without a GPU.
+
+    Raises:
+        RuntimeError: If numba.cuda was already imported in real-GPU mode on a machine
+            with no GPU, so the simulator can no longer be switched on.
+    """
+    if not _probe.has_cuda_gpu() and "numba.cuda" not in sys.modules:
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+        if "numba" in sys.modules:
+            import numba
+
+            numba.config.reload_config()
+    from numba import cuda
+
+    if not _probe.has_cuda_gpu() and not _is_sim(cuda):
+        raise RuntimeError(
+            "[numba_cuda] numba.cuda was imported before pdc could enable the CUDA simulator "
+            "and this machine has no GPU; call pdc.numba_cuda() before importing numba.cuda, "
+            "or set NUMBA_ENABLE_CUDASIM=1"
+        )
+    return cuda
+
+
+def _is_sim(cuda) -> bool:
+    """True if ``cuda`` is numba's simulator rather than the real CUDA target."""
+    return hasattr(cuda, "simulator") or "simulator" in getattr(cuda.jit, "__module__", "")
+
+
+class CUDABackend(Backend):
+    """numba.cuda device arrays and kernel launches (simulated when no GPU is present)."""
+
+    name = "cuda"
+    zero_copy = False
+
+    def __init__(self) -> None:
+        self.cuda = numba_cuda()
+        self.simulated = _is_sim(self.cuda)
+        if self.simulated:
+            self.device_name = "numba CUDA simulator (no GPU)"
+        else:
+            dev = self.cuda.get_current_device()
+            name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+            self.device_name = str(name)
+
+    def allocate(self, shape, dtype):
+        return self.cuda.device_array(shape, dtype)
+
+    def host_empty(self, shape, dtype, pinned=False):
+        if pinned:
+            return self.cuda.pinned_array(shape, dtype)
+        return np.empty(shape, dtype)
+
+    def copy_to_device(self, host, dev):
+        dev.copy_to_device(host)
+        return dev
+
+    def copy_to_host(self, dev, host):
+        dev.copy_to_host(host)
+
+    def synchronize(self):
+        self.cuda.synchronize()
+
+    def launch(self, fn, grid, block, args):
+        jitted = fn if hasattr(fn, "py_func") or hasattr(fn, "configure") else self.cuda.jit(fn)
+        jitted[grid, block](*args)
+
+    def info(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"device": self.device_name, "simulated": self.simulated}
+        if self.simulated:
+            return out
+        dev = self.cuda.get_current_device()
+        free, total = self.cuda.current_context().get_memory_info()
+        out.update(
+            compute_capability=".".join(map(str, dev.compute_capability)),
+            multiprocessors=dev.MULTIPROCESSOR_COUNT,
+            memory_total_gib=round(total / 2**30, 1),
+            memory_free_gib=round(free / 2**30, 1),
+        )
+        return out

@@ -1,0 +1,35 @@
+"""Shared fixtures: the backend tiers and the `gpu` marker.
+
+Tier 1 tests take no backend fixture. Tier 2 tests take ``any_backend`` and run once per
+available backend. Tier 3 tests take ``backend``: the one named by ``PDC_BACKEND`` (or the
+default), so the same suite runs unchanged on a GPU machine with ``PDC_BACKEND=cuda``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import pdc
+
+GPU_REASON = "needs a real CUDA GPU (none found by the driver); runs unchanged on a GPU machine"
+
+
+def pytest_collection_modifyitems(config, items):
+    if pdc.has_gpu():
+        return
+    skip = pytest.mark.skip(reason=GPU_REASON)
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(params=pdc.available_backends())
+def any_backend(request) -> str:
+    """Every backend available on this machine, one test run each."""
+    return request.param
+
+
+@pytest.fixture
+def backend() -> str:
+    """The backend under test: PDC_BACKEND, or the machine's default."""
+    return pdc.default_backend()

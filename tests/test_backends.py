@@ -1,0 +1,117 @@
+"""Tier 1: backend discovery, selection and the doctor."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import pdc
+from pdc import doctor
+
+
+def test_all_three_backends_are_available_here():
+    # numba-cuda (simulator without a GPU) and mlx[cpu] are part of the course environment.
+    assert pdc.available_backends() == ["cuda", "metal", "cpu"]
+
+
+def test_default_prefers_real_devices(monkeypatch):
+    monkeypatch.delenv("PDC_BACKEND", raising=False)
+    expected = (
+        "cuda" if pdc.has_gpu() else ("metal" if pdc.get_backend("metal").has_metal else "cpu")
+    )
+    assert pdc.default_backend() == expected
+
+
+@pytest.mark.parametrize("name", ["cpu", "cuda", "metal"])
+def test_pdc_backend_overrides_the_default(monkeypatch, name):
+    monkeypatch.setenv("PDC_BACKEND", name.upper())
+    assert pdc.default_backend() == name
+    assert pdc.get_backend().name == name
+
+
+def test_unknown_backend_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("PDC_BACKEND", "opencl")
+    with pytest.raises(
+        ValueError, match=r"\[PDC_BACKEND\] expected one of cuda, metal, cpu, got 'opencl'"
+    ):
+        pdc.default_backend()
+    with pytest.raises(ValueError, match=r"\[get_backend\] expected one of"):
+        pdc.get_backend("tpu")
+
+
+def test_backends_are_cached():
+    assert pdc.get_backend("cpu") is pdc.get_backend("cpu")
+
+
+def test_simulation_is_reported_honestly():
+    cuda = pdc.get_backend("cuda")
+    assert cuda.simulated is (not pdc.has_gpu())
+    assert ("simulator" in cuda.device_name) is cuda.simulated
+    metal = pdc.get_backend("metal")
+    assert metal.simulated is (not metal.has_metal) and metal.zero_copy
+
+
+def test_device_summary_says_what_runs_where():
+    text = pdc.device_summary()
+    if pdc.has_gpu():
+        assert "CUDA GPU found" in text
+    else:
+        assert "simulator" in text
+
+
+def test_metal_kernels_without_metal_name_what_is_missing():
+    metal = pdc.get_backend("metal")
+    if metal.has_metal:
+        pytest.skip("Metal is present: custom kernels run")
+    with pytest.raises(RuntimeError, match=r"\[metal.launch\].*mx.fast.metal_kernel.*is False"):
+        metal.launch(None, (1, 1, 1), (1, 1, 1), ())
+
+
+def test_doctor_reports_all_three_backends_and_exits_zero():
+    out = subprocess.run([sys.executable, "-m", "pdc", "doctor"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for name in ("cuda", "metal", "cpu"):
+        assert f"\n  {name} " in out.stdout
+    assert "All good" in out.stdout
+    if not pdc.has_gpu():
+        assert "numba CUDA simulator (no GPU) (simulated)" in out.stdout
+
+
+def test_doctor_json_is_machine_readable():
+    out = subprocess.run(
+        [sys.executable, "-m", "pdc", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(out.stdout)
+    assert set(report["backends"]) == {"cuda", "metal", "cpu"}
+    assert report["libraries"]["numpy"]
+    assert report["problems"] == []
+
+
+def test_doctor_fails_with_a_fix_it_hint_when_broken(monkeypatch, capsys):
+    monkeypatch.setenv("PDC_BACKEND", "rocm")
+    assert doctor.main([]) == 1
+    out = capsys.readouterr().out
+    assert "PROBLEMS" in out and "Fix: unset PDC_BACKEND" in out
+
+
+def test_doctor_reports_a_backend_that_fails_to_start(monkeypatch, capsys):
+    def broken(name=None):
+        raise ImportError("libcudart.so.12: cannot open shared object file")
+
+    monkeypatch.setattr(doctor, "get_backend", broken)
+    assert doctor.main([]) == 1
+    out = capsys.readouterr().out
+    assert "BROKEN: ImportError: libcudart.so.12" in out and "pip install -e '.[cuda]'" in out
+
+
+def test_cli_usage_and_unknown_command():
+    ok = subprocess.run([sys.executable, "-m", "pdc", "--help"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "doctor" in ok.stdout and "grade" in ok.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "pdc", "frobnicate"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and "unknown command 'frobnicate'" in bad.stderr
