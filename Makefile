@@ -26,7 +26,8 @@ $(STAMP): pyproject.toml constraints.txt
 
 lab: env
 	$(BIN)/jupyter lab $(if $(CI)$(NO_BROWSER),--no-browser,) --port=$(PORT) \
-		--ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+		$(if $(filter 0,$(shell id -u)),--allow-root,) \
+		--ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(JUPYTER_TOKEN_ARGS)
 
 doctor: env
 	$(BIN)/pdc doctor

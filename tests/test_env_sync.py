@@ -1,0 +1,62 @@
+"""Tier 1: the pins live in constraints.txt; environment.yml and pyproject.toml agree with it."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def constraints() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"constraints.txt: expected NAME==VERSION, got {line!r}"
+            pins[norm(name)] = version
+    return pins
+
+
+def test_environment_yml_pip_section_matches_the_pins():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    pins = constraints()
+    checked = 0
+    for req in pip:
+        if req.startswith("-e"):
+            continue
+        name, _, version = req.partition("==")
+        assert version, f"environment.yml: expected a pinned NAME==VERSION, got {req!r}"
+        assert pins.get(norm(name)) == version, (
+            f"environment.yml pins {name}=={version}, constraints.txt has {pins.get(norm(name))}"
+        )
+        checked += 1
+    assert checked >= 15
+
+
+def test_every_dependency_of_pyproject_is_pinned():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = list(project["dependencies"])
+    for group in project["optional-dependencies"].values():
+        reqs += group
+    pins = constraints()
+    for req in reqs:
+        name = norm(re.split(r"[\[<>=;! ]", req, maxsplit=1)[0])
+        assert name in pins, f"{req!r} from pyproject.toml has no pin in constraints.txt"
+
+
+def test_torch_is_pinned_to_the_cpu_build_version():
+    # An unpinned torch pulls a multi-GB CUDA build; 2.13.0 is the local CPU wheel.
+    assert constraints()["torch"] == "2.13.0"
+
+
+def test_makefile_installs_with_the_constraints():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "-c constraints.txt" in makefile
