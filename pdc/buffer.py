@@ -84,7 +84,7 @@ class UnifiedBuffer:
         self._freed = False
         if self.backend.zero_copy:
             self._device = self.backend.allocate(self.shape, self.dtype)
-            self._host = self.backend.host_view(self._device)
+            self._host = self._zero_copy_view()
             self._state = BufferState.IN_SYNC
         else:
             self._host = self.backend.host_empty(self.shape, self.dtype, pinned=bool(pinned))
@@ -155,7 +155,7 @@ class UnifiedBuffer:
             raise TypeError(f"[UnifiedBuffer.device] expected dtype {self.dtype}, got {dt}")
         self._device = value
         if self.backend.zero_copy:
-            self._host = self.backend.host_view(value)
+            self._host = self._zero_copy_view()
         else:
             self._state = BufferState.DEVICE_NEWER
 
@@ -179,7 +179,7 @@ class UnifiedBuffer:
                 f"[UnifiedBuffer.copy_from] expected dtype {self.dtype}, got {arr.dtype}"
             )
         if self.backend.zero_copy:
-            self._host = self.backend.host_view(self._device)
+            self._host = self._zero_copy_view()
         self._host[...] = arr
         self.mark_host_modified()
 
@@ -201,7 +201,7 @@ class UnifiedBuffer:
         """Copy device to host if the device is newer; count the transfer."""
         self._check_live("UnifiedBuffer.sync_to_host")
         if self.backend.zero_copy:
-            self._host = self.backend.host_view(self._device)
+            self._host = self._zero_copy_view()
         elif self._state is BufferState.DEVICE_NEWER:
             self.backend.copy_to_host(self._device, self._host)
             self.stats.d2h_bytes += self.nbytes
@@ -218,6 +218,12 @@ class UnifiedBuffer:
             self.backend.free(self._device)
             self._device = None
             self._freed = True
+
+    def _zero_copy_view(self) -> np.ndarray:
+        view = self.backend.host_view(self._device)
+        if view is None:
+            raise RuntimeError(f"[UnifiedBuffer] backend {self.backend.name!r} has no host view")
+        return view
 
     def _check_live(self, op: str) -> None:
         if self._freed:

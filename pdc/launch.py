@@ -136,7 +136,7 @@ class Kernel:
         dev_args = tuple(a.device if isinstance(a, UnifiedBuffer) else a for a in args)
         if backend.name == "cuda":
             if self._compiled is None:
-                self._compiled = backend.cuda.jit(self.fn)
+                self._compiled = backend.cuda.jit(self.fn)  # type: ignore[attr-defined]
             backend.launch(self._compiled, grid, block, dev_args)
         else:
             backend.launch(self.fn, grid, block, dev_args)

@@ -25,9 +25,17 @@ def test_make_lab_answers_on_its_port(tmp_path):
     port = free_port()
     env = dict(os.environ, NO_BROWSER="1", JUPYTER_RUNTIME_DIR=str(tmp_path))
     proc = subprocess.Popen(
-        ["make", "--no-print-directory", "lab", f"PORT={port}",
-         "JUPYTER_TOKEN_ARGS=--IdentityProvider.token="],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [
+            "make",
+            "--no-print-directory",
+            "lab",
+            f"PORT={port}",
+            "JUPYTER_TOKEN_ARGS=--IdentityProvider.token=",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         start_new_session=True,
     )
     try:

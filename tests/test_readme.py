@@ -15,8 +15,9 @@ def test_python_blocks_run(tmp_path):
     for i, code in enumerate(blocks):
         script = tmp_path / f"block{i}.py"
         script.write_text(code)
-        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                             cwd=ROOT, timeout=300)
+        out = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, timeout=300
+        )
         assert out.returncode == 0, f"README python block {i} failed:\n{code}\n{out.stderr}"
 
 

@@ -63,18 +63,26 @@ def _check_name(op: str, name: str) -> None:
         )
 
 
+def _load(name: str) -> type[Backend]:
+    if name == "cpu":
+        from .cpu import CPUBackend
+
+        return CPUBackend
+    if name == "cuda":
+        from .cuda import CUDABackend
+
+        return CUDABackend
+    from .metal import MetalBackend
+
+    return MetalBackend
+
+
 def get_backend(name: str | None = None) -> Backend:
     """Return the (cached) backend instance called ``name``, or the default one."""
     name = default_backend() if name is None else str(name).lower()
     if name not in _instances:
         _check_name("get_backend", name)
-        if name == "cpu":
-            from .cpu import CPUBackend as cls
-        elif name == "cuda":
-            from .cuda import CUDABackend as cls
-        else:
-            from .metal import MetalBackend as cls
-        _instances[name] = cls()
+        _instances[name] = _load(name)()
     return _instances[name]
 
 
