@@ -37,7 +37,7 @@ lint: env
 	$(BIN)/ruff format --check pdc tests
 
 test-unit: env
-	$(BIN)/pytest -n 2 --dist loadgroup tests --ignore=tests/book
+	$(BIN)/pytest -n 2 --dist loadgroup tests --ignore-glob='tests/test_book*'
 
 test-notebooks: env
 	$(BIN)/pytest -n 2 --dist loadfile --nbval notebooks solutions \
@@ -47,7 +47,7 @@ book: env
 	$(BIN)/python book/build.py
 
 test-book: book
-	$(BIN)/pytest tests/book
+	$(BIN)/pytest tests/test_book*.py
 
 test: lint test-unit test-notebooks test-book
 

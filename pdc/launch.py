@@ -133,6 +133,13 @@ class Kernel:
 
     def _launch(self, grid, block, args) -> None:
         backend = self.backend
+        for pos, a in enumerate(args):
+            if isinstance(a, UnifiedBuffer) and a.backend.name != backend.name:
+                raise ValueError(
+                    f"[{self.__name__}] expected argument {pos} on backend {backend.name!r} like "
+                    f"the kernel, got a UnifiedBuffer on {a.backend.name!r}; create it with "
+                    f"backend={backend.name!r} (or backend=kernel.backend)"
+                )
         dev_args = tuple(a.device if isinstance(a, UnifiedBuffer) else a for a in args)
         if backend.name == "cuda":
             if self._compiled is None:

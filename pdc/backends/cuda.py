@@ -46,7 +46,9 @@ def numba_cuda():
 
 def _is_sim(cuda) -> bool:
     """True if ``cuda`` is numba's simulator rather than the real CUDA target."""
-    return hasattr(cuda, "simulator") or "simulator" in getattr(cuda.jit, "__module__", "")
+    # Not hasattr(cuda, "simulator"): the real module gains that attribute once anything
+    # imports numba.cuda.simulator (the CPU backend does).
+    return "simulator" in getattr(cuda.jit, "__module__", "")
 
 
 class CUDABackend(Backend):
@@ -81,7 +83,9 @@ class CUDABackend(Backend):
         dev.copy_to_host(host)
 
     def synchronize(self):
-        self.cuda.synchronize()
+        # The default stream, not cuda.synchronize(): a whole-device sync would wait forever
+        # for a persistent ring kernel, which runs on a non-blocking stream of its own.
+        self.cuda.default_stream().synchronize()
 
     def launch(self, fn, grid, block, args):
         jitted = fn if hasattr(fn, "py_func") or hasattr(fn, "configure") else self.cuda.jit(fn)

@@ -1,0 +1,395 @@
+"""Small, tested functions shared by the course chapters 1-5.
+
+The chapters import this module so that the prose, the widgets and the tests agree on one
+implementation: the occupancy rules of an NVIDIA streaming multiprocessor (SM), the memory
+sectors one warp touches, a timing function that warms up and synchronises, and the crossover
+point of two measured timing curves.
+
+Reference limits (compute capability 9.0, NVIDIA H100 SXM5) come from:
+
+* NVIDIA CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"
+  (max 1024 threads/block, 2048 threads/SM, 64 warps/SM, 32 blocks/SM, 64 K 32-bit
+  registers/SM, 255 registers/thread, 228 KB shared memory/SM, 227 KB/block, 1 KB of shared
+  memory reserved per block);
+* NVIDIA's occupancy calculator header ``cuda_occupancy.h`` (shipped with the CUDA toolkit;
+  registers allocated per warp in units of 256 and per SM sub-partition, shared memory in
+  units of 128 bytes);
+* NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 SMs on H100 SXM5, 114 on H100 PCIe).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+__all__ = [
+    "H100_SXM",
+    "Occupancy",
+    "SMLimits",
+    "bench",
+    "crossover",
+    "device_limits",
+    "median_ms",
+    "occupancy",
+    "sectors_touched",
+    "warp_addresses",
+]
+
+
+@dataclass(frozen=True)
+class SMLimits:
+    """Per-SM resource limits that decide how many blocks can be resident at once.
+
+    Attributes:
+        name: Human-readable name of the GPU these limits describe.
+        sm_count: Number of streaming multiprocessors on the GPU.
+        warp_size: Threads per warp.
+        max_threads_per_block: Largest block a kernel may be launched with.
+        max_threads_per_sm: Resident threads per SM.
+        max_warps_per_sm: Resident warps per SM.
+        max_blocks_per_sm: Resident blocks per SM.
+        regs_per_sm: 32-bit registers in one SM's register file.
+        regs_per_block: Most registers one block may hold.
+        reg_partitions: The register file is split evenly over this many SM sub-partitions
+            (processing blocks); a warp's registers live in one of them.
+        max_regs_per_thread: Most registers the compiler may give one thread.
+        reg_alloc_unit: Registers are handed out per warp, rounded up to this many.
+        smem_per_sm: Shared memory per SM in bytes (largest carve-out).
+        max_smem_per_block: Largest shared-memory allocation of one block in bytes.
+        smem_alloc_unit: Shared memory is handed out per block, rounded up to this many bytes.
+        smem_reserved_per_block: Bytes the system reserves in every resident block.
+        source: Where the numbers come from.
+    """
+
+    name: str
+    sm_count: int
+    warp_size: int = 32
+    max_threads_per_block: int = 1024
+    max_threads_per_sm: int = 2048
+    max_warps_per_sm: int = 64
+    max_blocks_per_sm: int = 32
+    regs_per_sm: int = 65536
+    regs_per_block: int = 65536
+    reg_partitions: int = 4
+    max_regs_per_thread: int = 255
+    reg_alloc_unit: int = 256
+    smem_per_sm: int = 228 * 1024
+    max_smem_per_block: int = 227 * 1024
+    smem_alloc_unit: int = 128
+    smem_reserved_per_block: int = 1024
+    source: str = ""
+
+
+H100_SXM = SMLimits(
+    name="NVIDIA H100 SXM5 (reference, compute capability 9.0)",
+    sm_count=132,
+    source=(
+        "NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 SMs); CUDA C++ Programming "
+        "Guide, Technical Specifications per Compute Capability (9.0)"
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """Result of :func:`occupancy` for one launch configuration.
+
+    Attributes:
+        block_size: Threads per block.
+        warps_per_block: Warps per block (a partial warp still costs a whole warp).
+        blocks_by_warps: Blocks per SM allowed by the warp/thread limit.
+        blocks_by_regs: Blocks per SM allowed by the register file.
+        blocks_by_smem: Blocks per SM allowed by shared memory.
+        blocks_by_limit: The hardware cap on resident blocks per SM.
+        blocks_per_sm: Resident blocks per SM: the minimum of the four limits.
+        limiter: Which limit is binding ("warps", "registers", "shared memory", "blocks").
+        active_warps: Resident warps per SM.
+        occupancy: ``active_warps / max_warps_per_sm``, between 0 and 1.
+    """
+
+    block_size: int
+    warps_per_block: int
+    blocks_by_warps: int
+    blocks_by_regs: int
+    blocks_by_smem: int
+    blocks_by_limit: int
+    blocks_per_sm: int
+    limiter: str
+    active_warps: int
+    occupancy: float
+
+
+def _round_up(value: int, unit: int) -> int:
+    return -(-value // unit) * unit
+
+
+def occupancy(
+    block_size: int,
+    regs_per_thread: int = 32,
+    smem_per_block: int = 0,
+    limits: SMLimits = H100_SXM,
+) -> Occupancy:
+    """Compute theoretical occupancy of one SM, following CUDA's occupancy rules.
+
+    Args:
+        block_size: Threads per block, 1 to ``limits.max_threads_per_block``.
+        regs_per_thread: 32-bit registers per thread, 1 to ``limits.max_regs_per_thread``.
+        smem_per_block: Shared memory per block in bytes (static plus dynamic).
+        limits: The SM limits to apply; defaults to the H100 SXM reference.
+
+    Returns:
+        An :class:`Occupancy` with every intermediate quantity.
+
+    Raises:
+        ValueError: If a resource request can never be launched on ``limits``.
+    """
+    if not 1 <= block_size <= limits.max_threads_per_block:
+        raise ValueError(
+            f"[occupancy] expected block_size in 1..{limits.max_threads_per_block}, "
+            f"got {block_size}"
+        )
+    if not 1 <= regs_per_thread <= limits.max_regs_per_thread:
+        raise ValueError(
+            f"[occupancy] expected regs_per_thread in 1..{limits.max_regs_per_thread}, "
+            f"got {regs_per_thread}"
+        )
+    if not 0 <= smem_per_block <= limits.max_smem_per_block:
+        raise ValueError(
+            f"[occupancy] expected smem_per_block in 0..{limits.max_smem_per_block} bytes, "
+            f"got {smem_per_block}"
+        )
+    warps_per_block = math.ceil(block_size / limits.warp_size)
+
+    max_warps = min(limits.max_warps_per_sm, limits.max_threads_per_sm // limits.warp_size)
+    blocks_by_warps = max_warps // warps_per_block
+
+    regs_per_warp = _round_up(regs_per_thread * limits.warp_size, limits.reg_alloc_unit)
+    # A block's warps are spread over the sub-partitions, so it is charged as if its warp
+    # count were rounded up to a multiple of them; more than regs_per_block cannot launch.
+    regs_per_block = regs_per_warp * _round_up(warps_per_block, limits.reg_partitions)
+    if regs_per_block > limits.regs_per_block:
+        blocks_by_regs = 0
+    else:
+        warps_per_partition = (limits.regs_per_sm // limits.reg_partitions) // regs_per_warp
+        blocks_by_regs = warps_per_partition * limits.reg_partitions // warps_per_block
+
+    smem_alloc = _round_up(smem_per_block + limits.smem_reserved_per_block, limits.smem_alloc_unit)
+    blocks_by_smem = limits.smem_per_sm // smem_alloc
+
+    candidates = {
+        "warps": blocks_by_warps,
+        "registers": blocks_by_regs,
+        "shared memory": blocks_by_smem,
+        "blocks": limits.max_blocks_per_sm,
+    }
+    blocks_per_sm = min(candidates.values())
+    # Report the first binding limit in a fixed order so ties read the same every time.
+    limiter = next(name for name, value in candidates.items() if value == blocks_per_sm)
+    active_warps = blocks_per_sm * warps_per_block
+    return Occupancy(
+        block_size=block_size,
+        warps_per_block=warps_per_block,
+        blocks_by_warps=blocks_by_warps,
+        blocks_by_regs=blocks_by_regs,
+        blocks_by_smem=blocks_by_smem,
+        blocks_by_limit=limits.max_blocks_per_sm,
+        blocks_per_sm=blocks_per_sm,
+        limiter=limiter,
+        active_warps=active_warps,
+        occupancy=active_warps / limits.max_warps_per_sm,
+    )
+
+
+def device_limits(fallback: SMLimits = H100_SXM) -> SMLimits:
+    """Return the SM limits of the real CUDA GPU, or ``fallback`` when there is none.
+
+    The real device is asked through numba's CUDA driver only when ``pdc.has_gpu()`` is
+    true; any attribute the driver does not report keeps the fallback's value.
+
+    Args:
+        fallback: Limits used when no GPU is present, and for attributes not reported.
+
+    Returns:
+        The device's :class:`SMLimits`.
+    """
+    import pdc
+
+    if not pdc.has_gpu():
+        return fallback
+    cuda = pdc.numba_cuda()
+    dev = cuda.get_current_device()
+
+    def attr(name: str, default: int) -> int:
+        try:
+            return int(getattr(dev, name))
+        except (
+            AttributeError,
+            RuntimeError,
+            TypeError,
+            ValueError,
+        ):  # unknown to this driver
+            return default
+
+    max_threads_sm = attr("MAX_THREADS_PER_MULTI_PROCESSOR", fallback.max_threads_per_sm)
+    warp = attr("WARP_SIZE", fallback.warp_size)
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    return replace(
+        fallback,
+        name=f"{name} (this machine, compute capability {dev.compute_capability})",
+        sm_count=attr("MULTIPROCESSOR_COUNT", fallback.sm_count),
+        warp_size=warp,
+        max_threads_per_block=attr("MAX_THREADS_PER_BLOCK", fallback.max_threads_per_block),
+        max_threads_per_sm=max_threads_sm,
+        max_warps_per_sm=max_threads_sm // warp,
+        max_blocks_per_sm=attr("MAX_BLOCKS_PER_MULTIPROCESSOR", fallback.max_blocks_per_sm),
+        regs_per_sm=attr("MAX_REGISTERS_PER_MULTIPROCESSOR", fallback.regs_per_sm),
+        regs_per_block=attr("MAX_REGISTERS_PER_BLOCK", fallback.regs_per_block),
+        smem_per_sm=attr("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", fallback.smem_per_sm),
+        max_smem_per_block=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", fallback.max_smem_per_block),
+        smem_reserved_per_block=attr(
+            "RESERVED_SHARED_MEMORY_PER_BLOCK", fallback.smem_reserved_per_block
+        ),
+        source="queried from the CUDA driver through numba",
+    )
+
+
+def warp_addresses(
+    stride: int, itemsize: int = 4, offset: int = 0, warp_size: int = 32
+) -> np.ndarray:
+    """Byte addresses one warp reads when thread ``t`` loads element ``offset + t * stride``.
+
+    Args:
+        stride: Distance in elements between neighbouring threads' loads (1 = coalesced).
+        itemsize: Bytes per element.
+        offset: Element index read by thread 0.
+        warp_size: Threads per warp.
+
+    Returns:
+        An int64 array of ``warp_size`` byte addresses.
+
+    Raises:
+        ValueError: If ``stride`` or ``itemsize`` is not positive.
+    """
+    if stride < 1 or itemsize < 1:
+        raise ValueError(
+            f"[warp_addresses] expected stride >= 1 and itemsize >= 1, got {stride}, {itemsize}"
+        )
+    threads = np.arange(warp_size, dtype=np.int64)
+    return (offset + threads * stride) * itemsize
+
+
+def sectors_touched(addresses: np.ndarray, itemsize: int = 4, sector: int = 32) -> np.ndarray:
+    """The distinct memory sectors (default 32 bytes) a set of loads falls into.
+
+    Global memory is served in 32-byte sectors (CUDA C++ Best Practices Guide, "Coalesced
+    Access to Global Memory"), so a warp pays for every sector any of its loads touches.
+
+    Args:
+        addresses: Byte addresses of the loads.
+        itemsize: Bytes read at each address.
+        sector: Sector size in bytes.
+
+    Returns:
+        Sorted array of sector indices.
+    """
+    addresses = np.asarray(addresses, dtype=np.int64)
+    first = addresses // sector
+    last = (addresses + itemsize - 1) // sector
+    spans = [np.arange(a, b + 1) for a, b in zip(first, last, strict=True)]
+    return np.unique(np.concatenate(spans)) if spans else np.array([], dtype=np.int64)
+
+
+def bench(
+    fn: Callable[[], object],
+    *,
+    warmup: int = 1,
+    repeat: int = 5,
+    number: int = 1,
+    sync: Callable[[], object] | None = None,
+) -> np.ndarray:
+    """Time ``fn`` honestly: warm up first, synchronise inside the timed region.
+
+    Args:
+        fn: Zero-argument callable doing the work once.
+        warmup: Untimed calls first (JIT compilation, caches, lazy allocation).
+        repeat: Number of timed samples.
+        number: Calls of ``fn`` per sample; the sample is divided by it.
+        sync: Called after the calls and before the clock stops (e.g. a device
+            ``synchronize``), so asynchronous work is counted.
+
+    Returns:
+        Array of ``repeat`` per-call times in seconds.
+
+    Raises:
+        ValueError: If ``repeat`` or ``number`` is below 1 or ``warmup`` is negative.
+    """
+    if repeat < 1 or number < 1 or warmup < 0:
+        raise ValueError(
+            f"[bench] expected repeat >= 1, number >= 1, warmup >= 0, "
+            f"got {repeat}, {number}, {warmup}"
+        )
+    for _ in range(warmup):
+        fn()
+    if sync is not None:
+        sync()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        if sync is not None:
+            sync()
+        samples.append((time.perf_counter() - start) / number)
+    return np.asarray(samples)
+
+
+def crossover(sizes: Sequence[float], t_a: Sequence[float], t_b: Sequence[float]) -> float | None:
+    """Smallest size from which ``b`` is faster than ``a`` for every larger measured size.
+
+    Between the last size where ``a`` wins and the first where ``b`` wins, the crossing is
+    interpolated linearly in log(size) on the log of the time ratio.
+
+    Args:
+        sizes: Problem sizes, strictly increasing.
+        t_a: Measured times of implementation ``a`` at each size.
+        t_b: Measured times of implementation ``b`` at each size.
+
+    Returns:
+        The interpolated crossover size; ``sizes[0]`` if ``b`` wins everywhere; ``None`` if
+        ``b`` does not win at the largest size.
+
+    Raises:
+        ValueError: If the sequences differ in length, are empty, sizes do not increase, or a
+            time or size is not positive.
+    """
+    s = np.asarray(sizes, dtype=float)
+    a = np.asarray(t_a, dtype=float)
+    b = np.asarray(t_b, dtype=float)
+    if not (s.shape == a.shape == b.shape) or s.ndim != 1 or s.size == 0:
+        raise ValueError(
+            f"[crossover] expected three equal-length 1-D sequences, got shapes "
+            f"{s.shape}, {a.shape}, {b.shape}"
+        )
+    if np.any(np.diff(s) <= 0) or np.any(s <= 0) or np.any(a <= 0) or np.any(b <= 0):
+        raise ValueError("[crossover] expected increasing positive sizes and positive times")
+    log_ratio = np.log(b / a)  # < 0 where b is faster
+    if log_ratio[-1] >= 0:
+        return None
+    losing = np.nonzero(log_ratio >= 0)[0]
+    if losing.size == 0:
+        return float(s[0])
+    i = int(losing[-1])  # last size where a still wins (or ties); i + 1 is where b wins
+    x0, x1 = math.log(s[i]), math.log(s[i + 1])
+    y0, y1 = log_ratio[i], log_ratio[i + 1]
+    frac = y0 / (y0 - y1)
+    return float(math.exp(x0 + frac * (x1 - x0)))
+
+
+def median_ms(samples: Sequence[float]) -> float:
+    """Median of timing samples in seconds, converted to milliseconds."""
+    return statistics.median(samples) * 1e3
