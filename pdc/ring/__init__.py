@@ -1,0 +1,51 @@
+"""Persistent ring kernels: a device loop serving messages through shared-memory rings.
+
+``import pdc.ring`` imports NumPy only; numba (CPU engine), numba.cuda and MLX are imported
+when a kernel of that backend is launched.
+"""
+
+from pdc.ring.engine import EngineOptions
+from pdc.ring.handlers import HandlerError, HandlerSpec, select
+from pdc.ring.protocol import (
+    HIGH,
+    NORMAL,
+    KernelState,
+    RingError,
+    RingFullError,
+    RingHandlerError,
+    RingStateError,
+    RingTimeoutError,
+)
+from pdc.ring.runtime import (
+    Replies,
+    Reply,
+    RingKernel,
+    RingKernelDef,
+    RingKernelRuntime,
+    Telemetry,
+    TerminateReport,
+    ring_kernel,
+)
+
+__all__ = [
+    "EngineOptions",
+    "HIGH",
+    "NORMAL",
+    "HandlerError",
+    "Replies",
+    "Reply",
+    "RingKernel",
+    "RingKernelDef",
+    "RingKernelRuntime",
+    "Telemetry",
+    "TerminateReport",
+    "ring_kernel",
+    "HandlerSpec",
+    "KernelState",
+    "RingError",
+    "RingFullError",
+    "RingHandlerError",
+    "RingStateError",
+    "RingTimeoutError",
+    "select",
+]

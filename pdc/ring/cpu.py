@@ -1,0 +1,303 @@
+"""CPU engine: a persistent worker thread running the ring loop compiled by numba (nogil).
+
+The loop is ``protocol.make_serve`` compiled with ``njit(nogil=True)``, so it runs in
+parallel with the Python host thread. Control words are read with LLVM ``load atomic
+acquire`` and written with ``store atomic release`` (numba intrinsics below): a plain
+``ctrl[TERMINATE] == 0`` in a loop may legally be hoisted out of the loop by LLVM, and
+would then spin forever.
+
+Idle policy, all inside the compiled loop (it never returns to Python, so it never
+waits for the GIL): ``spin`` empty passes with a CPU pause hint (``yield_every > 0`` adds
+a ``sched_yield`` every that many passes), then ``spin`` passes with ``sched_yield``, then
+naps with ``usleep``: 20 us, doubling every 16 naps, up to ``max_sleep``. An idle kernel
+costs at most a few wake-ups per millisecond, and a message sent to an idle kernel waits
+at most ``max_sleep`` before it is seen.
+
+Pure-Python handlers (``HandlerSpec.python``) run the same loop, uncompiled, on a Python
+thread; an exception in the handler becomes error code ``PY_EXCEPTION`` for that message
+and its text is kept in ``CpuEngine.errors`` (in reply order).
+"""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import math
+import platform
+import threading
+import traceback
+from typing import Any
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from pdc.ring.engine import Engine, EngineOptions
+from pdc.ring.handlers import HandlerSpec
+from pdc.ring.protocol import S_TERMINATED, STATE, TERMINATE, Rings, make_serve
+
+__all__ = [
+    "PY_EXCEPTION",
+    "CpuEngine",
+    "compile_handler",
+    "compiled_loop",
+    "load_acquire",
+    "release_fence",
+    "store_release",
+]
+
+PY_EXCEPTION = -1  # error code of a pure-Python handler that raised
+_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+
+
+def _item_pointer(context, builder, aryty, ary, idx, idxty):
+    arr = context.make_array(aryty)(context, builder, ary)
+    i = context.cast(builder, idx, idxty, types.intp)
+    return cgutils.get_item_pointer(context, builder, aryty, arr, [i], wraparound=False)
+
+
+@intrinsic
+def load_acquire(typingctx, ary, idx):
+    """``ary[idx]`` as an LLVM ``load atomic acquire`` (int64 arrays)."""
+    if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
+        return None
+    sig = types.int64(ary, idx)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1], idx)
+        return builder.load_atomic(ptr, "acquire", 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def store_release(typingctx, ary, idx, value):
+    """``ary[idx] = value`` as an LLVM ``store atomic release`` (int64 arrays)."""
+    if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
+        return None
+    sig = types.void(ary, idx, value)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1], idx)
+        val = context.cast(builder, args[2], value, types.int64)
+        builder.store_atomic(val, ptr, "release", 8)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _fence_release(typingctx):
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):
+        builder.fence("release")
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _spin_hint(typingctx):
+    """The x86 ``pause`` instruction (kinder to the sibling hyperthread); else nothing."""
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):
+        if _X86:
+            fnty = ir.FunctionType(ir.VoidType(), [])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.sse2.pause")
+            builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+_libc = ctypes.CDLL(None)
+_sched_yield = _libc.sched_yield
+_sched_yield.restype = ctypes.c_int
+_sched_yield.argtypes = ()
+_usleep = _libc.usleep
+_usleep.restype = ctypes.c_int
+_usleep.argtypes = (ctypes.c_uint,)
+
+
+@numba.njit(nogil=True)
+def _release_fence_nb():
+    _fence_release()
+
+
+def release_fence() -> None:
+    """A release fence for host code on weakly ordered CPUs (slot writes before heads)."""
+    _release_fence_nb()
+
+
+@numba.njit(inline="always")
+def _select_nb(cond, a, b):
+    return a if cond else b
+
+
+def compile_handler(spec: HandlerSpec) -> Any:
+    """Compile a validated handler with numba ``njit(nogil=True)`` (lazily, on first call)."""
+    return numba.njit(nogil=True)(spec.build(select_impl=_select_nb, math_impl=math))
+
+
+def _make_pause(spin: int, yield_every: int, max_sleep_us: int):
+    @numba.njit(nogil=True, inline="always")
+    def pause(idle):
+        if idle < spin:
+            # Optionally yield now and then while spinning (yield_every > 0). Off by
+            # default: measured on a loaded 2-core machine, a yield often handed the core
+            # to another process for a whole time slice (round-trip p50 5 us -> 30 us).
+            if yield_every > 0 and idle % yield_every == 0:
+                _sched_yield()
+            else:
+                _spin_hint()
+        elif idle < 2 * spin:
+            _sched_yield()
+        else:
+            # Sleep in compiled code, without the GIL: 20 us, doubling every 16 naps, up to
+            # max_sleep. (A Python-level sleep would need the GIL to wake up, and a host
+            # thread polling in Python holds it.)
+            k = (idle - 2 * spin) // 16
+            us = max_sleep_us
+            if k < 16 and (20 << k) < max_sleep_us:
+                us = 20 << k
+            _usleep(us)
+
+    return pause
+
+
+_LOOPS: dict[tuple, Any] = {}
+
+
+def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
+    """The njit-compiled consumer loop for ``spec`` (cached per handler and options)."""
+    key = (
+        spec.function,
+        spec.request,
+        spec.reply,
+        options.burst,
+        options.spin,
+        options.yield_every,
+        options.max_sleep,
+    )
+    loop = _LOOPS.get(key)
+    if loop is None:
+        max_us = max(1, int(options.max_sleep * 1e6))
+        pause = _make_pause(options.spin, max(0, options.yield_every), max_us)
+        serve = make_serve(compile_handler(spec), load_acquire, store_release, pause, options.burst)
+        loop = numba.njit(nogil=True)(serve)
+        # Compile now, on a throw-away ring that asks the loop to leave at once.
+        dummy = Rings.allocate(spec.request, spec.reply, 1)
+        dummy.ctrl[TERMINATE] = 1
+        try:
+            loop(*dummy.arrays(), 1)
+        except numba.core.errors.NumbaError as exc:
+            raise TypeError(
+                f"[ring handler {spec.name}] numba cannot compile the handler for the cpu "
+                f"backend:\n{exc}"
+            ) from exc
+        _LOOPS[key] = loop
+    return loop
+
+
+# -- pure-Python mode -------------------------------------------------------------------
+def _py_load(ctrl, i):
+    return int(ctrl[i])
+
+
+def _py_store(ctrl, i, v):
+    ctrl[i] = v
+
+
+class CpuEngine(Engine):
+    """The ring loop on a CPU thread: numba-compiled, or plain Python for Python handlers.
+
+    Args:
+        rings: Rings (ordinary NumPy memory).
+        handler: The handler spec; ``handler.python`` selects the Python loop.
+        options: Engine options (``spin``, ``burst``, ``max_sleep`` are used).
+    """
+
+    backend = "cpu"
+
+    def __init__(self, rings: Rings, handler: HandlerSpec, options: EngineOptions):
+        super().__init__(rings, handler, options)
+        self._thread: threading.Thread | None = None
+        self._wake = threading.Event()
+        self._sleeping = False
+        self.errors: collections.deque[str] = collections.deque()
+        self.failure: BaseException | None = None
+        if handler.python:
+            self._serve = make_serve(
+                self._python_handler(), _py_load, _py_store, self._py_pause, options.burst
+            )
+            # Records with attribute access (np.record), viewing the same memory.
+            self._arrays: tuple[np.ndarray, ...] = (
+                rings.ctrl,
+                rings.req_meta,
+                rings.req_slots.view(np.recarray),
+                rings.rep_meta,
+                rings.rep_slots.view(np.recarray),
+            )
+        else:
+            self._serve = compiled_loop(handler, options)
+            self._arrays = rings.arrays()
+
+    @property
+    def device(self) -> str:
+        kind = "Python handler" if self.handler.python else "numba nogil loop"
+        return f"CPU thread ({kind})"
+
+    def _python_handler(self):
+        fn = self.handler.function
+        errors = self.errors
+
+        def handle(req, rep):
+            try:
+                code = fn(req, rep)
+                return 0 if code is None else int(code)
+            except Exception as exc:  # the handler's failure, reported to the caller
+                errors.append("".join(traceback.format_exception_only(exc)).strip())
+                return PY_EXCEPTION
+
+        return handle
+
+    def _py_pause(self, idle: int) -> None:
+        if idle > 32:
+            self._sleeping = True
+            self._wake.wait(min(self.options.max_sleep, 1e-5 * (idle - 32)))
+            self._wake.clear()
+            self._sleeping = False
+
+    def _start(self) -> None:
+        self._thread = threading.Thread(
+            target=self._run, name=f"pdc-ring-{self.handler.name}", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            # The compiled loop returns only on terminate: it spins, yields and sleeps
+            # by itself (``pause``), so it never needs the GIL while the kernel lives.
+            while self._serve(*self._arrays, 1 << 62) != 1:
+                pass
+        except BaseException as exc:  # pragma: no cover - reported by the runtime
+            self.failure = exc
+        finally:
+            self.rings.ctrl[STATE] = S_TERMINATED
+
+    def wake(self) -> None:
+        """Wake a sleeping Python-handler loop (the compiled loop naps by itself)."""
+        if self._sleeping:
+            self._wake.set()
+
+    def _join(self, timeout: float | None) -> bool:
+        if self._thread is None:
+            return True
+        self._wake.set()
+        self._thread.join(timeout)
+        return not self._thread.is_alive()

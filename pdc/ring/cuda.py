@@ -1,0 +1,340 @@
+"""CUDA engine: one persistent CUDA kernel per ring, launched once, serving from mapped memory.
+
+The rings live in host-mapped pinned memory (``numba.cuda.mapped_array``): the host writes
+requests with plain NumPy stores and the kernel reads them over the bus, with no copies and
+no launches per message. The kernel (``pdc.ring.cuda_kernel``) is built per handler: the
+handler becomes a CUDA device function (``cuda.jit(device=True)``) called from the
+protocol's consumer loop, itself a device function called from the ``cuda.jit`` kernel.
+The kernel runs with ``grid=1, block=1`` on a stream of its own that does not synchronize
+with the default stream, so ordinary kernels keep running beside it.
+
+Without a GPU, ``pdc.numba_cuda()`` gives numba's CUDA simulator, and the same kernel
+function runs there: the engine launches it the way the simulator runs a 1x1 grid (a
+``BlockThread`` executing the kernel with the module's ``cuda`` swapped for a
+``FakeCUDAModule``), from a background thread, because a simulated launch blocks its caller
+until the kernel returns. Two simulator details are left out on purpose: its single global
+"current kernel" (which would forbid two ring kernels, or a ring kernel and an ordinary
+kernel, at the same time) and its block manager, which polls threads in a busy loop to
+implement ``syncthreads`` among several threads (the ring kernel has one thread and never
+calls it). Everything else (kernel code, device functions, array semantics) is the
+simulator's.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from pdc.ring.engine import Engine, EngineOptions
+from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec
+from pdc.ring.protocol import S_TERMINATED, STATE, Rings
+
+__all__ = ["CudaEngine", "launch_per_message"]
+
+GRID, BLOCK = 1, 1
+_KERNELS: dict[tuple, tuple[Any, int]] = {}  # real GPU: (kernel, idle passes) per handler
+_MAPPED: dict[int, Any] = {}  # id(host view) -> its numba MappedNDArray, while the view lives
+
+
+def _numba_cuda() -> tuple[Any, bool]:
+    """``(numba.cuda, simulated)``, enabling the simulator when there is no GPU."""
+    from pdc.backends.cuda import numba_cuda
+
+    cuda = numba_cuda()
+    # The simulator's jit lives in numba.cuda.simulator (numba.cuda itself may have a
+    # ``simulator`` attribute in real-GPU mode too, once that subpackage was imported).
+    return cuda, "simulator" in getattr(cuda.jit, "__module__", "")
+
+
+class _SimMath:
+    """``math`` for handlers on the simulator, with GPU semantics for domain errors.
+
+    On the device ``math.sqrt(-1.0)`` is NaN and ``math.log(0.0)`` is -inf; Python's
+    ``math`` raises instead, which would end the simulated kernel. NumPy's ufuncs give the
+    device's answers.
+    """
+
+    _NUMPY = {
+        "fabs": "fabs",
+        "pow": "power",
+        "asin": "arcsin",
+        "acos": "arccos",
+        "atan": "arctan",
+        "atan2": "arctan2",
+    }
+
+    def __init__(self) -> None:
+        for name in MATH_FUNCTIONS:
+            fn = getattr(np, self._NUMPY.get(name, name), None)
+            if fn is None:  # erf: no NumPy ufunc; Python's never raises
+                fn = getattr(math, name)
+            setattr(self, name, self._quiet(fn))
+
+    @staticmethod
+    def _quiet(fn: Callable) -> Callable:
+        def call(*args):
+            with np.errstate(all="ignore"):
+                return fn(*args)
+
+        return call
+
+
+class CudaEngine(Engine):
+    """The ring loop as one persistent CUDA kernel (numba's simulator when there is no GPU).
+
+    Args:
+        rings: Rings allocated with ``CudaEngine.allocator(options)`` (mapped memory).
+        handler: A validated handler (pure-Python handlers run on the cpu backend only).
+        options: ``burst``, ``spin`` and ``max_sleep`` are used.
+
+    Attributes:
+        trace: int64 words written only by the kernel (``cuda_kernel.T_*``): entries,
+            consumer-loop calls, naps, messages handled, exits, threads in the launch.
+        failure: The exception that ended the kernel, if any.
+
+    Raises:
+        TypeError: for a pure-Python handler, or one numba.cuda cannot compile.
+    """
+
+    backend = "cuda"
+
+    def __init__(self, rings: Rings, handler: HandlerSpec, options: EngineOptions):
+        if handler.python:
+            raise TypeError("[ring cuda] pure-Python handlers run on the cpu backend only")
+        super().__init__(rings, handler, options)
+        self._cuda, self._sim = _numba_cuda()
+        from pdc.ring import cuda_kernel as ck
+
+        self._ck = ck
+        self.failure: BaseException | None = None
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._stream: Any = None
+        self._done: Any = None
+        self._finished = False
+        self.trace = self.allocator(options)((ck.TRACE_WORDS,), np.int64)
+        self.trace[...] = 0
+        self._kernel = self._build()
+        self._args = tuple(self._device_view(a) for a in (*rings.arrays(), self.trace))
+        if not self._sim:
+            self._compile()
+
+    # -- memory ---------------------------------------------------------------------------
+    @classmethod
+    def allocator(cls, options: EngineOptions) -> Callable[[tuple[int, ...], Any], np.ndarray]:
+        """``alloc(shape, dtype)``: host-mapped pinned memory, returned as a NumPy view.
+
+        On the simulator ``cuda.mapped_array`` wraps an ordinary host array, which is
+        returned (the simulated kernel sees that same memory).
+        """
+        cuda, sim = _numba_cuda()
+
+        def alloc(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+            mapped = cuda.mapped_array(shape, dtype)
+            if sim:
+                return mapped._ary
+            host = np.ndarray.view(mapped, np.ndarray)
+            # NumPy points host.base past the MappedNDArray, so remember it by the view.
+            _MAPPED[id(host)] = mapped
+            weakref.finalize(host, _MAPPED.pop, id(host), None)
+            return host
+
+        return alloc
+
+    def _device_view(self, arr: np.ndarray) -> Any:
+        """What the kernel is launched with for the host view ``arr`` (same memory)."""
+        if self._sim:
+            from numba.cuda.simulator.cudadrv.devicearray import (
+                FakeCUDAArray,
+                FakeWithinKernelCUDAArray,
+            )
+
+            return FakeWithinKernelCUDAArray(FakeCUDAArray(arr))
+        mapped = _MAPPED.get(id(arr))
+        if mapped is None or mapped.ctypes.data != arr.ctypes.data or mapped.shape != arr.shape:
+            raise TypeError(
+                "[ring cuda] expected rings allocated with CudaEngine.allocator (host-mapped "
+                f"memory), got a {type(arr).__name__} of shape {arr.shape} that is not one"
+            )
+        return mapped
+
+    # -- kernel ---------------------------------------------------------------------------
+    def _build(self) -> Any:
+        ck, opt = self._ck, self.options
+        max_sleep_ns = int(opt.max_sleep * 1e9)
+        key = (self.handler.function, self.handler.request, self.handler.reply)
+        key += (opt.burst, opt.spin, max_sleep_ns)
+        if not self._sim and key in _KERNELS:  # compiled once per handler and options
+            kernel, self.idle_passes = _KERNELS[key]
+            return kernel
+        math_impl = _SimMath() if self._sim else math
+        fn = self.handler.build(select_impl=ck.select_device(self._sim), math_impl=math_impl)
+        handler = self._cuda.jit(device=True)(fn)
+        kernel, self.idle_passes = ck.build_kernel(
+            handler,
+            simulated=self._sim,
+            burst=opt.burst,
+            spin=opt.spin,
+            max_sleep_ns=max_sleep_ns,
+            wake=self._wake,  # simulator only: the kernel naps on this event
+        )
+        if not self._sim:
+            _KERNELS[key] = (kernel, self.idle_passes)
+        return kernel
+
+    def _compile(self) -> None:
+        from numba import typeof
+        from numba.core.errors import TypingError
+
+        sig = tuple(typeof(a) for a in self._args)
+        try:
+            self._kernel.compile(sig)
+        except TypingError as exc:
+            raise TypeError(
+                f"[ring handler {self.handler.name}] numba.cuda cannot compile the handler for "
+                f"the cuda backend:\n{exc}"
+            ) from exc
+
+    @property
+    def simulated(self) -> bool:
+        return self._sim
+
+    @property
+    def device(self) -> str:
+        if self._sim:
+            return "numba CUDA simulator (kernel body run by a Python thread), grid=1 block=1"
+        dev = self._cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        return f"persistent CUDA kernel on {name}, grid={GRID} block={BLOCK}"
+
+    def _start(self) -> None:
+        if self._sim:
+            self._thread = _sim_thread(self._kernel.py_func, self._args, self._sim_done)
+            self._thread.name = f"pdc-ring-cuda-{self.handler.name}"
+            self._thread.start()
+            return
+        self._stream = _nonblocking_stream(self._cuda)
+        self._kernel[GRID, BLOCK, self._stream](*self._args)
+        self._done = self._cuda.event(timing=False)
+        self._done.record(self._stream)
+
+    def _sim_done(self, exc: BaseException | None) -> None:
+        self.failure = exc
+        self.rings.ctrl[STATE] = S_TERMINATED
+
+    def wake(self) -> None:
+        """Ends the simulated kernel's back-off sleep (a GPU kernel polls on its own)."""
+        if self._sim:
+            self._wake.set()
+
+    def _join(self, timeout: float | None) -> bool:
+        if self._sim:
+            if self._thread is None:
+                return True
+            self._wake.set()
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        if self._finished or self._done is None:
+            return True
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._done.query():
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(2e-4)
+        try:
+            self._stream.synchronize()  # raises if the kernel faulted
+        except Exception as exc:  # reported by the runtime
+            self.failure = exc
+        finally:
+            self._finished = True
+            self.rings.ctrl[STATE] = S_TERMINATED
+        return True
+
+
+def _sim_thread(kernel_fn: Callable, args: tuple, done: Callable) -> threading.Thread:
+    """A simulator thread that runs ``kernel_fn(*args)`` as the single thread of a 1x1 grid."""
+    from numba.cuda.simulator.kernel import BlockManager, BlockThread
+    from numba.cuda.simulator.kernelapi import FakeCUDAModule, swapped_cuda_module
+
+    fake = FakeCUDAModule((1, 1, 1), (1, 1, 1), 0)
+    manager = BlockManager(kernel_fn, (1, 1, 1), (1, 1, 1), False)
+
+    def body() -> None:
+        exc: BaseException | None = None
+        try:
+            with swapped_cuda_module(kernel_fn, fake):
+                kernel_fn(*args)
+        except BaseException as e:  # the kernel's failure, reported by the runtime
+            exc = e
+        finally:
+            done(exc)
+
+    return BlockThread(body, manager, (0, 0, 0), (0, 0, 0), False)
+
+
+def _nonblocking_stream(cuda: Any) -> Any:
+    """A stream that does not synchronize with the legacy default stream.
+
+    A persistent kernel on an ordinary stream would make every later launch on the default
+    stream wait for it, that is, forever.
+    """
+    from cuda.bindings import driver as binding
+    from numba.cuda.cudadrv import driver as drv
+
+    ctx = cuda.current_context()
+    handle = drv.driver.cuStreamCreate(binding.CUstream_flags.CU_STREAM_NON_BLOCKING.value)
+    return drv.Stream(handle, finalizer=drv._stream_finalizer(ctx.deallocations, handle))
+
+
+# -- the baseline for `pdc bench ring`: one kernel launch per message ---------------------
+def launch_per_message(spec: HandlerSpec, requests: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Handle each request with a kernel launch of its own, then a synchronize (the baseline).
+
+    Per message: the host writes the request into a mapped slot, launches a one-thread
+    kernel that runs the handler (the same device function the ring kernel calls) and
+    waits for it on its stream before reading the reply: the launch-per-message pattern a
+    persistent ring kernel avoids. Meant for a real GPU (it also runs, slowly, simulated).
+
+    Args:
+        spec: The handler (``HandlerSpec.create(fn, request, reply)``).
+        requests: Structured array of ``spec.request`` records, one per message.
+
+    Returns:
+        ``(replies, codes)``: ``spec.reply`` records and the handler's return values.
+    """
+    if spec.python:
+        raise TypeError("[ring cuda] pure-Python handlers run on the cpu backend only")
+    cuda, sim = _numba_cuda()
+    from pdc.ring import cuda_kernel as ck
+
+    requests = np.asarray(requests)
+    if requests.dtype != spec.request:
+        raise TypeError(
+            f"[launch_per_message] expected requests of dtype {spec.request}, got {requests.dtype}"
+        )
+    math_impl = _SimMath() if sim else math
+    handler = cuda.jit(device=True)(
+        spec.build(select_impl=ck.select_device(sim), math_impl=math_impl)
+    )
+    kernel = ck.build_single(handler)
+    req = cuda.mapped_array(1, spec.request)
+    rep = cuda.mapped_array(1, spec.reply)
+    code = cuda.mapped_array(1, np.int64)
+    req_h, rep_h, code_h = (a._ary if sim else a for a in (req, rep, code))
+    stream = cuda.stream()  # launches on it never wait for a resident ring kernel
+    replies = np.zeros(len(requests), spec.reply)
+    codes = np.zeros(len(requests), np.int64)
+    for i in range(len(requests)):
+        req_h[0] = requests[i]
+        rep_h[0] = np.zeros((), spec.reply)
+        kernel[1, 1, stream](req, rep, code)
+        stream.synchronize()
+        replies[i] = rep_h[0]
+        codes[i] = code_h[0]
+    return replies, codes

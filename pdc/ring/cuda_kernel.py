@@ -1,0 +1,242 @@
+"""Device code of the CUDA ring kernel: one persistent kernel per handler.
+
+This module imports ``numba.cuda`` at the top and holds nothing but kernel code, because
+numba's CUDA simulator swaps every module-level name bound to ``numba.cuda`` in a kernel's
+module while the kernel runs; the host side (``pdc.ring.cuda``) must not share a module
+with a kernel that runs for minutes. Import it only after ``pdc.numba_cuda()``.
+
+The kernel body is the protocol's own consumer loop (``pdc.ring.protocol.make_serve``),
+compiled as a device function with four device primitives:
+
+* ``load``: an acquire load of a control word (``ld.acquire.sys.global.u64``, inline PTX
+  marked as having side effects, so the compiler can neither hoist it out of the polling
+  loop nor merge two of them). It never writes: a read-modify-write such as an atomic add
+  of 0 could overwrite a host store that lands between its read and its write.
+* ``store``: ``cuda.threadfence_system()`` (every earlier write, e.g. a reply, becomes
+  visible to the host first), then a volatile store (``st.volatile.global.u64``).
+* ``pause``: ``cuda.nanosleep`` between empty polls, longer as the loop stays idle.
+* ``nap``: the kernel's back-off when ``serve`` returns idle, doubling up to ``max_sleep``.
+
+On the simulator the kernel body is Python run by a thread: there is no compiler to hoist
+a load, so ``load`` and ``store`` are plain indexing (the simulator's ``threadfence_system``
+does nothing, and CPython's interpreter lock orders the stores), ``pause`` yields the
+interpreter lock (``time.sleep(0)``) and ``nap`` waits on a ``threading.Event`` that the
+host sets when it sends, for at most the back-off time.
+
+Launch geometry: ``grid=1, block=1``. The protocol has one consumer per ring (one reply
+head, FIFO per lane), so a single thread runs it without any intra-block broadcast
+(no ``__syncthreads`` per message) and occupies one warp slot of one SM, leaving the rest of
+the GPU to other kernels on other streams.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from numba import cuda
+
+from pdc.ring.protocol import PROCESSED, S_TERMINATED, STATE, make_serve
+
+# The kernel's own trace words (a separate int64 array only the kernel writes).
+T_ENTRIES = 0  # kernel entries: 1 for a kernel launched once
+T_SERVES = 1  # calls of the consumer loop (it returns after an idle spell)
+T_NAPS = 2  # back-off sleeps of an idle kernel
+T_HANDLED = 3  # messages the kernel saw handled (PROCESSED delta over its serve calls)
+T_EXITS = 4  # 1 once the kernel has left its loop
+T_THREADS = 5  # threads in the launch (blockDim.x * gridDim.x): 1
+TRACE_WORDS = 8
+
+NS_MIN = 1_000  # first back-off sleep of an idle kernel (1 us)
+SIM_IDLE_PASSES = 8  # empty passes before the simulated loop naps (each pass is Python)
+
+
+def _select(cond, a, b):
+    return a if cond else b
+
+
+# -- primitives for a real GPU ----------------------------------------------------------
+_GPU: dict[str, Any] = {}
+
+
+def gpu_primitives() -> tuple[Any, Any]:
+    """The ``(load, store)`` device functions for a real GPU (built once, on first use)."""
+    if not _GPU:
+        jit = _jit()
+        from llvmlite import ir
+        from numba import types
+        from numba.cuda import cgutils
+        from numba.cuda.extending import intrinsic
+
+        def pointer(context, builder, aryty, ary, idx, idxty):
+            arr = context.make_array(aryty)(context, builder, ary)
+            i = context.cast(builder, idx, idxty, types.intp)
+            return cgutils.get_item_pointer(context, builder, aryty, arr, [i], wraparound=False)
+
+        i64 = ir.IntType(64)
+
+        @intrinsic
+        def load_acquire(typingctx, ary, idx):
+            if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
+                return None
+
+            def codegen(context, builder, sig, args):
+                ptr = pointer(context, builder, sig.args[0], args[0], args[1], sig.args[1])
+                asm = ir.InlineAsm(
+                    ir.FunctionType(i64, [i64.as_pointer()]),
+                    "ld.acquire.sys.global.u64 $0, [$1];",
+                    "=l,l,~{memory}",
+                    side_effect=True,
+                )
+                return builder.call(asm, [ptr])
+
+            return types.int64(ary, idx), codegen
+
+        @intrinsic
+        def store_volatile(typingctx, ary, idx, value):
+            if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
+                return None
+
+            def codegen(context, builder, sig, args):
+                ptr = pointer(context, builder, sig.args[0], args[0], args[1], sig.args[1])
+                val = context.cast(builder, args[2], sig.args[2], types.int64)
+                asm = ir.InlineAsm(
+                    ir.FunctionType(ir.VoidType(), [i64.as_pointer(), i64]),
+                    "st.volatile.global.u64 [$0], $1;",
+                    "l,l,~{memory}",
+                    side_effect=True,
+                )
+                builder.call(asm, [ptr, val])
+                return context.get_dummy_value()
+
+            return types.void(ary, idx, value), codegen
+
+        @jit(device=True, forceinline=True)
+        def load(ctrl, i):
+            return load_acquire(ctrl, i)
+
+        @jit(device=True, forceinline=True)
+        def store(ctrl, i, v):
+            cuda.threadfence_system()  # the reply (or slot state) first, then the counter
+            store_volatile(ctrl, i, v)
+
+        _GPU["load"], _GPU["store"] = load, store
+    return _GPU["load"], _GPU["store"]
+
+
+# -- primitives for the simulator -------------------------------------------------------
+def _sim_load(ctrl, i):
+    return ctrl[i]
+
+
+def _sim_store(ctrl, i, v):
+    ctrl[i] = v
+
+
+def _sim_pause(idle):
+    time.sleep(0)  # let the host thread run: the simulated loop is Python
+
+
+def build_kernel(
+    handler: Any,
+    *,
+    simulated: bool,
+    burst: int,
+    spin: int,
+    max_sleep_ns: int,
+    wake: threading.Event | None = None,
+) -> tuple[Callable, int]:
+    """Build the persistent ring kernel around a compiled handler.
+
+    Args:
+        handler: The handler as a CUDA device function (``cuda.jit(device=True)``).
+        simulated: True on numba's CUDA simulator.
+        burst: Messages per pass of the consumer loop.
+        spin: Empty passes before the loop backs off (a real GPU).
+        max_sleep_ns: Longest back-off sleep of an idle kernel, in nanoseconds.
+        wake: Simulator only: the event the host sets after a send (ends a nap early).
+
+    Returns:
+        ``(kernel, idle_passes)``: the ``cuda.jit`` kernel, to launch with ``[1, 1]`` as
+        ``kernel(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace)``, and the number
+        of empty passes after which ``serve`` returns to the kernel's back-off.
+    """
+    jit = _jit()
+    max_sleep_ns = max(int(max_sleep_ns), NS_MIN)
+    if simulated:
+        load, store, pause = _sim_load, _sim_store, _sim_pause
+        event = wake if wake is not None else threading.Event()
+        idle_passes = SIM_IDLE_PASSES
+
+        def nap_py(ns):
+            event.wait(ns * 1e-9)
+            event.clear()
+
+        nap = jit(device=True)(nap_py)
+    else:
+        load, store = gpu_primitives()
+        idle_passes = max(int(spin), 1)
+
+        @jit(device=True, forceinline=True)
+        def pause(idle):
+            # 0.1 us, then longer as the spell of empty passes grows (at most ~6.5 us).
+            cuda.nanosleep(100 * (1 + min(idle >> 8, 64)))
+
+        @jit(device=True, forceinline=True)
+        def nap(ns):
+            t = 0
+            while t < ns:  # nanosleep sleeps at most ~1 ms per call
+                cuda.nanosleep(min(ns - t, 1_000_000))
+                t += 1_000_000
+
+    serve = jit(device=True)(make_serve(handler, load, store, pause, burst))
+
+    @jit
+    def ring_kernel(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace):
+        trace[T_ENTRIES] += 1
+        trace[T_THREADS] = cuda.blockDim.x * cuda.gridDim.x
+        sleep_ns = NS_MIN
+        while True:
+            before = ctrl[PROCESSED]
+            r = serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_passes)
+            trace[T_SERVES] += 1
+            trace[T_HANDLED] += ctrl[PROCESSED] - before
+            if r == 1:  # TERMINATE was set
+                break
+            if r == 2:  # worked, then idled: poll again soon
+                sleep_ns = NS_MIN
+            nap(sleep_ns)
+            trace[T_NAPS] += 1
+            sleep_ns = min(sleep_ns * 2, max_sleep_ns)
+        trace[T_EXITS] = 1
+        store(ctrl, STATE, S_TERMINATED)
+
+    return ring_kernel, idle_passes
+
+
+def build_single(handler: Any) -> Callable:
+    """A kernel that runs ``handler`` once on record 0: ``kernel[1, 1](req, rep, code)``."""
+
+    @_jit()
+    def handle_once(req, rep, code):
+        code[0] = handler(req[0], rep[0])
+
+    return handle_once
+
+
+def select_device(simulated: bool) -> Any:
+    """``select(cond, a, b)`` as a CUDA device function (a ternary)."""
+    jit = _jit()
+    if simulated:
+        return jit(device=True)(_select)
+    return jit(device=True, forceinline=True)(_select)
+
+
+def _jit() -> Any:
+    # The real ``numba.cuda.jit`` even while a simulated kernel of this module runs (the
+    # simulator then rebinds this module's global ``cuda`` to its per-launch fake module).
+    import numba.cuda
+
+    return numba.cuda.jit

@@ -1,0 +1,153 @@
+"""The engine interface: what a backend implements to run the device side of a ring kernel.
+
+An engine owns the device loop of one kernel. The runtime creates it like this::
+
+    cls = engine_class("cpu")                       # or "cuda", "metal"
+    alloc = cls.allocator(options)                  # where the rings must live
+    rings = Rings.allocate(spec.request, spec.reply, options.queue_size, alloc=alloc)
+    engine = cls(rings, spec, options)
+    engine.launch()                                 # once: the loop starts serving
+    ...                                             # host side: pdc.ring.protocol.RingHost
+    rings.ctrl[TERMINATE] = 1; engine.join(timeout)  # the loop leaves; True when it has
+
+Everything else (activate, deactivate, send, receive, backpressure, telemetry) is the
+protocol's, shared by all engines. Backends live in ``pdc.ring.cpu`` (``CpuEngine``),
+``pdc.ring.cuda`` (``CudaEngine``) and ``pdc.ring.metal`` (``MetalEngine``), imported only
+when asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from pdc.ring.handlers import HandlerSpec
+from pdc.ring.protocol import S_LAUNCHED, STATE, Rings, RingStateError, numpy_alloc
+
+__all__ = ["ENGINES", "Engine", "EngineOptions", "engine_class"]
+
+# backend name -> (module, class name); modules are imported on first use.
+ENGINES = {
+    "cpu": ("pdc.ring.cpu", "CpuEngine"),
+    "cuda": ("pdc.ring.cuda", "CudaEngine"),
+    "metal": ("pdc.ring.metal", "MetalEngine"),
+}
+
+
+@dataclass
+class EngineOptions:
+    """Knobs shared by the engines (each may ignore what does not apply to it).
+
+    Attributes:
+        queue_size: Slots per request lane.
+        reply_size: Slots of the reply ring (None: 2 * queue_size).
+        burst: Messages handled per loop pass before the control words are read again.
+        spin: Empty polls before the loop backs off (CPU: then sched_yield, then sleeps).
+        yield_every: CPU: while spinning, yield the core every this many empty polls
+            (0 = never; yielding hurt the round-trip latency on a loaded machine).
+        max_sleep: Longest back-off sleep of an idle loop, in seconds.
+        extra: Backend-specific settings (e.g. {"threads": 128} for CUDA).
+    """
+
+    queue_size: int = 1024
+    reply_size: int | None = None
+    burst: int = 256
+    spin: int = 20_000
+    yield_every: int = 0
+    max_sleep: float = 1e-3
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Engine(ABC):
+    """The device side of one ring kernel.
+
+    Subclasses set ``backend`` and implement ``_start`` and ``_join``; the base class keeps
+    ``launches`` and refuses a second launch.
+
+    Args:
+        rings: Rings allocated with ``cls.allocator(options)``.
+        handler: The handler spec (compiled here, in the constructor or in ``launch``).
+        options: Engine options.
+    """
+
+    backend: ClassVar[str] = "?"
+
+    def __init__(self, rings: Rings, handler: HandlerSpec, options: EngineOptions):
+        self.rings = rings
+        self.handler = handler
+        self.options = options
+        self.launches = 0
+
+    @classmethod
+    def allocator(cls, options: EngineOptions) -> Callable[[tuple[int, ...], Any], np.ndarray]:
+        """The ``alloc(shape, dtype)`` to allocate this engine's rings with (zeroed NumPy)."""
+        return numpy_alloc
+
+    @property
+    def simulated(self) -> bool:
+        """True when the device is simulated (numba's CUDA simulator, MLX on the CPU)."""
+        return False
+
+    @property
+    def device(self) -> str:
+        """Where the loop runs, in words."""
+        return self.backend
+
+    def launch(self) -> None:
+        """Start the device loop (once per engine).
+
+        Raises:
+            RingStateError: on a second launch.
+        """
+        if self.launches:
+            raise RingStateError(
+                f"[{type(self).__name__}.launch] expected a fresh engine, got one launched "
+                f"{self.launches} time(s): create a new kernel to launch again"
+            )
+        self.rings.ctrl[STATE] = S_LAUNCHED
+        self.launches += 1
+        self._start()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the loop to leave after ``TERMINATE`` was set.
+
+        Returns:
+            True when the loop has stopped (or was never launched).
+        """
+        if not self.launches:
+            return True
+        return self._join(timeout)
+
+    def wake(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Nudge a loop that sleeps while idle (called after host writes; may do nothing)."""
+
+    @property
+    def alive(self) -> bool:
+        """True while the loop runs."""
+        return bool(self.launches) and not self._join(0.0)
+
+    @abstractmethod
+    def _start(self) -> None:
+        """Start serving ``self.rings`` with ``self.handler``."""
+
+    @abstractmethod
+    def _join(self, timeout: float | None) -> bool:
+        """Wait up to ``timeout`` seconds for the loop to stop; True when it has."""
+
+
+def engine_class(backend: str) -> type[Engine]:
+    """Import and return the engine class of ``backend`` ("cpu", "cuda" or "metal").
+
+    Raises:
+        ValueError: for an unknown backend name.
+        ImportError: when the backend's engine cannot be imported here.
+    """
+    if backend not in ENGINES:
+        raise ValueError(f"[ring engine] expected a backend in {sorted(ENGINES)}, got {backend!r}")
+    module, name = ENGINES[backend]
+    return getattr(importlib.import_module(module), name)

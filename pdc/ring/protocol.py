@@ -1,0 +1,688 @@
+"""The ring protocol shared by every backend: memory layout, counters and the consumer loop.
+
+A ring kernel is a loop that runs on a device (a CPU thread, a persistent CUDA kernel, an
+MLX dispatcher) and serves messages that the host writes into shared memory. Everything the
+two sides share is a handful of plain NumPy arrays, created by one allocator callback
+``alloc(shape, dtype) -> ndarray`` so that a backend can place them where its device reads
+them (host-mapped pinned memory on CUDA, ordinary memory on the CPU)::
+
+    ctrl       int64[CONTROL_WORDS]       control block, one 64-byte cache line per counter
+    req_meta   int64[LANES, capacity, 2]  per request slot: [correlation id, disposition]
+    req_slots  request_dtype[LANES, capacity]   request payloads (user's structured dtype)
+    rep_meta   int64[reply_capacity, 2]   per reply slot: [correlation id, status]
+    rep_slots  reply_dtype[reply_capacity]      reply payloads (user's structured dtype)
+
+Control block (``ctrl``): word ``k`` lives at index ``k * LINE`` (LINE = 8 int64 = 64 bytes),
+so that no two counters share a cache line and each line has exactly one writer::
+
+    byte  0  STATE        device  CREATED/LAUNCHED (host, before launch) -> ACTIVE/DEACTIVATED
+                                  -> TERMINATING -> TERMINATED (the device's acknowledged
+                                  state; the engine writes TERMINATED once the loop has left)
+    byte 64  ACTIVE       host    1 = process messages, 0 = paused (messages wait)
+    byte 128 TERMINATE    host    1 = leave the loop
+    byte 192 ERR_CODE     device  last nonzero handler return value
+    byte 256 ERR_COUNT    device  messages whose handler returned nonzero
+    byte 320 PROCESSED    device  messages handled (replied to)
+    byte 384 DROPPED      device  messages discarded on a drop-oldest request
+    byte 448 REJECTED     host    sends refused (full queue with backpressure "reject"/timeout)
+    byte 512 BLOCKED      host    sends that had to wait for space (backpressure "block")
+    byte 576 SUBMITTED    host    messages written into the request rings
+    byte 640 HEAD+0, +1   host    request ring heads, lane 0 (high) and lane 1 (normal)
+    byte 768 TAIL+0, +1   device  request ring tails
+    byte 896 SKIP+0, +1   host    drop floor: the device discards messages with sequence < SKIP
+    byte 1024 REP_HEAD    device  reply ring head
+    byte 1088 REP_TAIL    host    reply ring tail
+    byte 1152 HEARTBEAT   device  loop passes (shows that the device is alive)
+
+Rings are single-producer/single-consumer. Heads and tails are monotonic message sequence
+numbers (never wrapped); sequence ``s`` lives in slot ``s % capacity``. The producer of a ring
+writes the slot, then publishes it with a release store of ``head = s + 1``; the consumer
+reads ``head`` with an acquire load, reads the slot, then frees it with a release store of
+``tail = s + 1``. Either side may publish several slots with one store (the device loop
+handles up to ``burst`` messages, then stores each tail and the reply head once). Request
+rings: host produces, device consumes. Reply ring: device produces, host consumes. A ring
+is full when ``head - tail == capacity``.
+
+Priorities: two lanes, ``HIGH`` (0) and ``NORMAL`` (1), each its own ring, FIFO within a
+lane. Before every message the consumer looks at the high lane first, so a high-priority
+message overtakes every normal one still waiting, never one already being handled.
+
+Drop-oldest: the host cannot move a tail (the device owns it), so it raises ``SKIP[lane]``
+instead; the device, active or paused, marks every waiting message below the floor as
+dropped (``req_meta[..., 1] = DROPPED``), counts it in ``DROPPED`` and releases the slots.
+A message the device had already taken is handled normally (it is marked PROCESSED), so the
+host learns exactly which messages were dropped.
+
+Reply slots: a reply slot is all zero bytes when the device takes it (the host zeroes a slot
+when it consumes the reply), so reply fields a handler does not write read as 0.
+
+Correlation ids: the host numbers every message 1, 2, 3, ... (0 means "empty"); the device
+copies ``req_meta[lane, i, 0]`` into ``rep_meta[j, 0]`` and the handler's return value into
+``rep_meta[j, 1]`` (0 = ok, anything else is the handler's error code).
+"""
+
+from __future__ import annotations
+
+import platform
+import struct
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "ACTIVE",
+    "BLOCKED",
+    "CONTROL_WORDS",
+    "DROPPED",
+    "ERR_CODE",
+    "ERR_COUNT",
+    "HEAD",
+    "HEARTBEAT",
+    "HIGH",
+    "LANES",
+    "LINE",
+    "NORMAL",
+    "PROCESSED",
+    "REJECTED",
+    "REP_HEAD",
+    "REP_TAIL",
+    "SKIP",
+    "STATE",
+    "SUBMITTED",
+    "TAIL",
+    "TERMINATE",
+    "DISP_DROPPED",
+    "DISP_PROCESSED",
+    "DISP_WAITING",
+    "STATE_NAMES",
+    "S_ACTIVE",
+    "S_CREATED",
+    "S_DEACTIVATED",
+    "S_LAUNCHED",
+    "S_TERMINATED",
+    "S_TERMINATING",
+    "check_message_dtype",
+    "host_fence",
+    "KernelState",
+    "RingError",
+    "RingFullError",
+    "RingHandlerError",
+    "RingStateError",
+    "RingTimeoutError",
+    "Rings",
+    "RingHost",
+    "make_serve",
+    "numpy_alloc",
+]
+
+LINE = 8  # int64 words per 64-byte cache line
+LANES = 2
+HIGH, NORMAL = 0, 1
+
+# Control words, as indices into ``ctrl`` (already multiplied by LINE).
+STATE = 0 * LINE
+ACTIVE = 1 * LINE
+TERMINATE = 2 * LINE
+ERR_CODE = 3 * LINE
+ERR_COUNT = 4 * LINE
+PROCESSED = 5 * LINE
+DROPPED = 6 * LINE
+REJECTED = 7 * LINE
+BLOCKED = 8 * LINE
+SUBMITTED = 9 * LINE
+HEAD = 10 * LINE  # + lane * LINE
+TAIL = 12 * LINE  # + lane * LINE
+SKIP = 14 * LINE  # + lane * LINE
+REP_HEAD = 16 * LINE
+REP_TAIL = 17 * LINE
+HEARTBEAT = 18 * LINE
+CONTROL_WORDS = 19 * LINE
+_TAIL_FROM_HEAD = TAIL - HEAD
+
+# Disposition of a request slot (req_meta[lane, i, 1]), written by the device.
+DISP_WAITING, DISP_PROCESSED, DISP_DROPPED = 0, 1, 2
+
+
+# Kernel states as stored in ``ctrl[STATE]`` (plain ints: device code reads them).
+S_CREATED, S_LAUNCHED, S_ACTIVE, S_DEACTIVATED, S_TERMINATING, S_TERMINATED = range(6)
+
+
+class KernelState:
+    """Kernel states as stored in ``ctrl[STATE]``."""
+
+    CREATED = S_CREATED
+    LAUNCHED = S_LAUNCHED
+    ACTIVE = S_ACTIVE
+    DEACTIVATED = S_DEACTIVATED
+    TERMINATING = S_TERMINATING
+    TERMINATED = S_TERMINATED
+
+
+STATE_NAMES = {
+    KernelState.CREATED: "created",
+    KernelState.LAUNCHED: "launched",
+    KernelState.ACTIVE: "active",
+    KernelState.DEACTIVATED: "deactivated",
+    KernelState.TERMINATING: "terminating",
+    KernelState.TERMINATED: "terminated",
+}
+
+
+class RingError(RuntimeError):
+    """Base class of ring kernel errors."""
+
+
+class RingStateError(RingError):
+    """An operation that the kernel's current state does not allow."""
+
+
+class RingTimeoutError(RingError, TimeoutError):
+    """A wait on a ring kernel ran out of time.
+
+    Attributes:
+        partial: For ``receive_batch``: the replies received before the time ran out.
+    """
+
+    partial: Any
+
+
+class RingFullError(RingError):
+    """A send found the request queue full (backpressure "reject", or "block" timed out).
+
+    Attributes:
+        accepted: Correlation ids of the messages of a batch that were sent before.
+    """
+
+    accepted: np.ndarray
+
+
+class RingHandlerError(RingError):
+    """A handler returned a nonzero error code (or raised, in Python-handler mode)."""
+
+    def __init__(self, message: str, code: int, corr_id: int):
+        super().__init__(message)
+        self.code = code
+        self.corr_id = corr_id
+
+
+def numpy_alloc(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """Default allocator: zeroed host memory."""
+    return np.zeros(shape, dtype)
+
+
+def check_message_dtype(dtype: Any, what: str) -> np.dtype:
+    """Return ``dtype`` as a structured dtype of scalar numeric fields, or raise TypeError."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"[ring {what}] expected a NumPy structured dtype, got {dtype!r}") from exc
+    if dt.names is None or not dt.names:
+        raise TypeError(f"[ring {what}] expected a structured dtype with named fields, got {dt}")
+    for name in dt.names:
+        fdt = dt.fields[name][0]
+        if fdt.shape != () or fdt.kind not in "biuf" or fdt.names is not None:
+            raise TypeError(
+                f"[ring {what}] field {name!r}: expected a scalar bool/int/float field "
+                f"(every backend handles those), got {fdt}"
+            )
+        if not fdt.isnative:
+            raise TypeError(f"[ring {what}] field {name!r}: expected native byte order, got {fdt}")
+        if not name.isidentifier():
+            raise TypeError(f"[ring {what}] field name {name!r} is not a Python identifier")
+    return dt
+
+
+@dataclass
+class Rings:
+    """The shared arrays of one ring kernel (see the module docstring for the layout).
+
+    Attributes:
+        ctrl: int64 control block, ``CONTROL_WORDS`` long.
+        req_meta: int64 ``(LANES, capacity, 2)``: correlation id and disposition.
+        req_slots: request dtype ``(LANES, capacity)``.
+        rep_meta: int64 ``(reply_capacity, 2)``: correlation id and status.
+        rep_slots: reply dtype ``(reply_capacity,)``.
+    """
+
+    ctrl: np.ndarray
+    req_meta: np.ndarray
+    req_slots: np.ndarray
+    rep_meta: np.ndarray
+    rep_slots: np.ndarray
+
+    @classmethod
+    def allocate(
+        cls,
+        request: Any,
+        reply: Any,
+        capacity: int,
+        reply_capacity: int | None = None,
+        alloc: Callable[[tuple[int, ...], Any], np.ndarray] = numpy_alloc,
+    ) -> Rings:
+        """Allocate and zero the arrays of one ring kernel with ``alloc``.
+
+        Args:
+            request: Request structured dtype.
+            reply: Reply structured dtype.
+            capacity: Slots per request lane (the queue size).
+            reply_capacity: Reply slots; default ``LANES * capacity`` (every request fits).
+            alloc: ``alloc(shape, dtype) -> ndarray``, e.g. ``numba.cuda.mapped_array``.
+
+        Returns:
+            The zeroed rings.
+        """
+        if int(capacity) < 1:
+            raise ValueError(f"[Rings.allocate] expected capacity >= 1, got {capacity}")
+        req = check_message_dtype(request, "request")
+        rep = check_message_dtype(reply, "reply")
+        rcap = LANES * int(capacity) if reply_capacity is None else int(reply_capacity)
+        if rcap < 1:
+            raise ValueError(f"[Rings.allocate] expected reply_capacity >= 1, got {rcap}")
+        rings = cls(
+            ctrl=alloc((CONTROL_WORDS,), np.int64),
+            req_meta=alloc((LANES, int(capacity), 2), np.int64),
+            req_slots=alloc((LANES, int(capacity)), req),
+            rep_meta=alloc((rcap, 2), np.int64),
+            rep_slots=alloc((rcap,), rep),
+        )
+        for arr in rings.arrays():  # allocators may return uninitialised memory
+            arr.view(np.uint8)[...] = 0
+        return rings
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The five arrays in the order the consumer loop takes them."""
+        return (self.ctrl, self.req_meta, self.req_slots, self.rep_meta, self.rep_slots)
+
+    @property
+    def capacity(self) -> int:
+        """Slots per request lane."""
+        return int(self.req_meta.shape[1])
+
+    @property
+    def reply_capacity(self) -> int:
+        """Slots in the reply ring."""
+        return int(self.rep_meta.shape[0])
+
+    @property
+    def request_dtype(self) -> np.dtype:
+        """Request structured dtype."""
+        return self.req_slots.dtype
+
+    @property
+    def reply_dtype(self) -> np.dtype:
+        """Reply structured dtype."""
+        return self.rep_slots.dtype
+
+    def state(self) -> int:
+        """The device's acknowledged state (a ``KernelState`` value)."""
+        return int(self.ctrl[STATE])
+
+
+def _no_fence() -> None:
+    return None
+
+
+def host_fence() -> Callable[[], None]:
+    """A store-store fence for the host side, or a no-op where stores stay in order.
+
+    x86-64 keeps stores in program order (TSO) and every NumPy store below is a separate C
+    call, so the compiler cannot reorder them either: no fence is needed. On weaker memory
+    models (ARM) a compiled release fence from numba orders the slot writes before the head.
+    """
+    if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686"):
+        return _no_fence
+    from pdc.ring import cpu  # numba, CPU only: imports no GPU library
+
+    return cpu.release_fence
+
+
+_STRUCT_CODES = {
+    ("b", 1): "?",
+    ("i", 1): "b",
+    ("i", 2): "h",
+    ("i", 4): "i",
+    ("i", 8): "q",
+    ("u", 1): "B",
+    ("u", 2): "H",
+    ("u", 4): "I",
+    ("u", 8): "Q",
+    ("f", 2): "e",
+    ("f", 4): "f",
+    ("f", 8): "d",
+}
+
+
+def fields_by_offset(dtype: np.dtype) -> tuple[str, ...]:
+    """Field names of a structured dtype in memory order."""
+    fields: Mapping[str, Any] = dtype.fields or {}
+    return tuple(sorted(fields, key=lambda n: fields[n][1]))
+
+
+def record_struct(dtype: np.dtype) -> struct.Struct:
+    """A ``struct.Struct`` packing one record of ``dtype`` (native byte order, with padding)."""
+    parts, pos = ["="], 0
+    fields: Mapping[str, Any] = dtype.fields or {}
+    for name in fields_by_offset(dtype):
+        fdt, offset = fields[name][:2]
+        if offset > pos:
+            parts.append(f"{offset - pos}x")
+        parts.append(_STRUCT_CODES[fdt.kind, fdt.itemsize])
+        pos = offset + fdt.itemsize
+    if dtype.itemsize > pos:
+        parts.append(f"{dtype.itemsize - pos}x")
+    st = struct.Struct("".join(parts))
+    if st.size != dtype.itemsize:  # pragma: no cover - guarded by check_message_dtype
+        raise TypeError(f"[record_struct] expected {dtype.itemsize} bytes, got {st.size}")
+    return st
+
+
+def _words(arr: np.ndarray) -> memoryview:
+    """The int64 array ``arr`` as a flat memoryview: item access without NumPy scalars."""
+    return arr.reshape(-1).view(np.uint8).data.cast("q")
+
+
+class RingHost:
+    """The host side of the protocol: produces requests, consumes replies.
+
+    Single messages go through ``memoryview``/``struct`` (a few hundred nanoseconds, no
+    NumPy scalar objects); batches through NumPy slices.
+
+    Args:
+        rings: The shared arrays.
+        fence: Store fence called between writing a slot and publishing it.
+    """
+
+    def __init__(self, rings: Rings, fence: Callable[[], None] | None = None):
+        self.rings = rings
+        self.fence = host_fence() if fence is None else fence
+        self._fence = None if self.fence is _no_fence else self.fence
+        self._ctrl = rings.ctrl
+        self._cap = rings.capacity
+        self._rcap = rings.reply_capacity
+        self._c = _words(rings.ctrl)
+        self._req_meta = rings.req_meta
+        self._rep_meta = rings.rep_meta
+        self._qm = _words(rings.req_meta)
+        self._rm = _words(rings.rep_meta)
+        self._req_buf = rings.req_slots.reshape(-1).view(np.uint8).data
+        self._rep_buf = rings.rep_slots.reshape(-1).view(np.uint8).data
+        self._req_struct = record_struct(rings.request_dtype)
+        self._pack = self._req_struct.pack_into
+        self._req_size = self._req_struct.size
+        self._rep_struct = record_struct(rings.reply_dtype)
+        self._rep_zero = bytes(rings.reply_dtype.itemsize)
+        self._rep_raw = rings.rep_slots.view(np.uint8).reshape(self._rcap, -1)
+
+    # -- counters -----------------------------------------------------------------------
+    def pending(self, lane: int) -> int:
+        """Messages written to ``lane`` and not yet taken (or dropped) by the device."""
+        c = self._c
+        return c[HEAD + lane * LINE] - c[TAIL + lane * LINE]
+
+    def free(self, lane: int) -> int:
+        """Free slots in ``lane``."""
+        return self._cap - self.pending(lane)
+
+    def replies_ready(self) -> int:
+        """Replies written by the device and not yet consumed."""
+        return self._c[REP_HEAD] - self._c[REP_TAIL]
+
+    def add(self, word: int, n: int = 1) -> None:
+        """Add ``n`` to a host-written control word."""
+        self._c[word] += n
+
+    # -- requests -----------------------------------------------------------------------
+    def push(self, lane: int, corr_id: int, values: tuple) -> bool:
+        """Write one request into ``lane``; False when the lane is full.
+
+        Args:
+            lane: HIGH or NORMAL.
+            corr_id: Correlation id (> 0).
+            values: One value per request field, in ``request_fields`` order.
+
+        Raises:
+            TypeError: when a value does not fit its field.
+        """
+        c = self._c
+        hw = HEAD + lane * LINE
+        h = c[hw]
+        cap = self._cap
+        if h - c[hw + _TAIL_FROM_HEAD] >= cap:
+            return False
+        k = lane * cap + h % cap
+        try:
+            self._pack(self._req_buf, k * self._req_size, *values)
+        except struct.error as exc:
+            raise TypeError(
+                f"[send] expected values for the fields {self.rings.request_dtype.names} "
+                f"({self.rings.request_dtype}), got {values!r}: {exc}"
+            ) from None
+        m = self._qm
+        m[2 * k] = corr_id
+        m[2 * k + 1] = DISP_WAITING
+        if self._fence is not None:
+            self._fence()
+        c[hw] = h + 1
+        c[SUBMITTED] += 1
+        return True
+
+    def push_batch(self, lane: int, corr_ids: np.ndarray, batch: np.ndarray) -> int:
+        """Write as many of ``batch`` as fit into ``lane``; return how many were written."""
+        c = self._ctrl
+        hw = HEAD + lane * LINE
+        h = int(c[hw])
+        n = min(len(batch), self._cap - (h - int(c[TAIL + lane * LINE])))
+        if n <= 0:
+            return 0
+        done = 0
+        while done < n:  # at most two contiguous pieces (wrap-around)
+            i = (h + done) % self._cap
+            k = min(n - done, self._cap - i)
+            self.rings.req_slots[lane, i : i + k] = batch[done : done + k]
+            self._req_meta[lane, i : i + k, 0] = corr_ids[done : done + k]
+            self._req_meta[lane, i : i + k, 1] = DISP_WAITING
+            done += k
+        self.fence()
+        c[hw] = h + n
+        c[SUBMITTED] += n
+        return n
+
+    def request_drop(self, lane: int, n: int) -> int:
+        """Ask the device to drop the ``n`` oldest waiting messages of ``lane``.
+
+        Returns:
+            The new drop floor: the device is done when ``TAIL[lane] >= floor``.
+        """
+        c = self._ctrl
+        h = int(c[HEAD + lane * LINE])
+        floor = min(h, int(c[TAIL + lane * LINE]) + n)
+        if floor > c[SKIP + lane * LINE]:
+            c[SKIP + lane * LINE] = floor
+        return floor
+
+    def dropped_ids(self, lane: int, start: int, stop: int) -> list[int]:
+        """Correlation ids of the messages in sequence ``[start, stop)`` marked dropped.
+
+        Only valid while those slots have not been reused (right after a drop request).
+        """
+        out = []
+        for s in range(start, stop):
+            i = s % self._cap
+            if self._req_meta[lane, i, 1] == DISP_DROPPED:
+                out.append(int(self._req_meta[lane, i, 0]))
+        return out
+
+    def waiting_ids(self, lane: int) -> list[int]:
+        """Correlation ids still waiting in ``lane`` (oldest first)."""
+        c = self._ctrl
+        t, h = int(c[TAIL + lane * LINE]), int(c[HEAD + lane * LINE])
+        return [int(self._req_meta[lane, s % self._cap, 0]) for s in range(t, h)]
+
+    # -- replies ------------------------------------------------------------------------
+    def pop(self) -> tuple[int, int, tuple] | None:
+        """Consume one reply: ``(corr_id, status, values)``, or None when none is ready.
+
+        ``values`` holds the reply fields in offset order (``reply_fields``).
+        """
+        c = self._c
+        t = c[REP_TAIL]
+        if c[REP_HEAD] <= t:
+            return None
+        j = t % self._rcap
+        st = self._rep_struct
+        off = j * st.size
+        values = st.unpack_from(self._rep_buf, off)
+        corr = self._rm[2 * j]
+        status = self._rm[2 * j + 1]
+        self._rep_buf[off : off + st.size] = self._rep_zero
+        c[REP_TAIL] = t + 1
+        return corr, status, values
+
+    @property
+    def request_fields(self) -> tuple[str, ...]:
+        """Request field names in the order ``push`` takes values (by offset)."""
+        return fields_by_offset(self.rings.request_dtype)
+
+    @property
+    def reply_fields(self) -> tuple[str, ...]:
+        """Reply field names in the order ``pop`` returns values (by offset)."""
+        return fields_by_offset(self.rings.reply_dtype)
+
+    def pop_batch(self, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Consume up to ``limit`` replies: ``(corr_ids, statuses, records)`` (copies)."""
+        c = self._ctrl
+        t = int(c[REP_TAIL])
+        n = min(int(limit), int(c[REP_HEAD]) - t)
+        if n <= 0:
+            empty = np.zeros(0, np.int64)
+            return empty, empty.copy(), np.zeros(0, self.rings.reply_dtype)
+        j = t % self._rcap
+        idx = (np.arange(j, j + n)) % self._rcap if j + n > self._rcap else slice(j, j + n)
+        corr = self._rep_meta[idx, 0].copy()
+        status = self._rep_meta[idx, 1].copy()
+        recs = self.rings.rep_slots[idx].copy()
+        self._rep_raw[idx] = 0
+        c[REP_TAIL] = t + n
+        return corr, status, recs
+
+
+def make_serve(
+    handler: Callable,
+    load: Callable,
+    store: Callable,
+    pause: Callable,
+    burst: int = 256,
+) -> Callable:
+    """Build the consumer loop (the device side of the protocol) from four primitives.
+
+    The returned function is plain Python that numba can compile (``njit``, or
+    ``cuda.jit(device=True)``) and that also runs as is.
+
+    Args:
+        handler: ``handler(req_record, rep_record) -> int`` (0 = ok).
+        load: ``load(ctrl, index) -> int``: acquire load of a control word.
+        store: ``store(ctrl, index, value)``: release store of a control word.
+        pause: ``pause(idle_passes)``: called after a pass that found no work (spin hint,
+            ``sched_yield``...); must not block for long.
+        burst: Messages handled per pass before the loop checks the control words again.
+
+    Returns:
+        ``serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_limit) -> int`` that
+        runs until ``TERMINATE`` is set (returns 1) or until ``idle_limit`` consecutive
+        passes found no work (returns 2 when this call handled or dropped messages before,
+        0 when it did nothing; call it again to go on serving).
+    """
+
+    def serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_limit):
+        cap = req_meta.shape[1]
+        rcap = rep_meta.shape[0]
+        idle = 0
+        worked = 0
+        while True:
+            if load(ctrl, TERMINATE) != 0:
+                store(ctrl, STATE, S_TERMINATING)
+                return 1
+            active = load(ctrl, ACTIVE)
+            want = S_DEACTIVATED
+            if active != 0:
+                want = S_ACTIVE
+            if ctrl[STATE] != want:
+                store(ctrl, STATE, want)
+            store(ctrl, HEARTBEAT, ctrl[HEARTBEAT] + 1)
+            work = 0
+            # Drop requests are served even while paused (dropping is not processing).
+            for lane in range(LANES):
+                t = ctrl[TAIL + lane * LINE]
+                floor = load(ctrl, SKIP + lane * LINE)
+                if floor > t:
+                    h = load(ctrl, HEAD + lane * LINE)
+                    n = 0
+                    while t < floor and t < h:
+                        req_meta[lane, t % cap, 1] = DISP_DROPPED
+                        t += 1
+                        n += 1
+                    if n > 0:
+                        store(ctrl, DROPPED, ctrl[DROPPED] + n)
+                        store(ctrl, TAIL + lane * LINE, t)
+                        work += n
+            if active != 0:
+                # Handle up to `burst` messages, then publish tails and heads once.
+                rh = ctrl[REP_HEAD]
+                room = rcap - (rh - load(ctrl, REP_TAIL))
+                t0 = ctrl[TAIL]
+                t1 = ctrl[TAIL + LINE]
+                h0 = t0
+                h1 = t1
+                done = 0
+                errors = 0
+                last = 0
+                while done < room and done < burst:
+                    if t0 >= h0:  # the high lane is looked at before every message
+                        h0 = load(ctrl, HEAD)
+                    if t0 < h0:
+                        lane = 0
+                        t = t0
+                        t0 += 1
+                    else:
+                        if t1 >= h1:
+                            h1 = load(ctrl, HEAD + LINE)
+                        if t1 < h1:
+                            lane = 1
+                            t = t1
+                            t1 += 1
+                        else:
+                            break
+                    i = t % cap
+                    j = rh % rcap
+                    code = handler(req_slots[lane, i], rep_slots[j])
+                    rep_meta[j, 0] = req_meta[lane, i, 0]
+                    rep_meta[j, 1] = code
+                    req_meta[lane, i, 1] = DISP_PROCESSED
+                    rh += 1
+                    done += 1
+                    if code != 0:
+                        errors += 1
+                        last = code
+                if done > 0:
+                    # Counters first, the reply head last: a host that sees a reply also
+                    # sees it counted (processed, errors) and its request slot freed.
+                    store(ctrl, PROCESSED, ctrl[PROCESSED] + done)
+                    if errors > 0:
+                        store(ctrl, ERR_CODE, last)
+                        store(ctrl, ERR_COUNT, ctrl[ERR_COUNT] + errors)
+                    store(ctrl, TAIL, t0)
+                    store(ctrl, TAIL + LINE, t1)
+                    store(ctrl, REP_HEAD, rh)
+                work += done
+            if work > 0:
+                idle = 0
+                worked = 2
+            else:
+                idle += 1
+                if idle >= idle_limit:
+                    return worked
+                pause(idle)
+
+    return serve

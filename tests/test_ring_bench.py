@@ -1,0 +1,46 @@
+"""`pdc bench ring` runs end to end with tiny counts (its numbers are not checked here)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import platform
+
+from pdc.ring import bench
+
+
+def test_bench_json_has_every_measurement_and_ratio(capsys):
+    argv = ["--backends", "cpu,nosuch", "--messages", "300", "--batch-messages", "4096"]
+    argv += ["--batch", "1024", "--repeats", "2", "--json", "--no-progress"]
+    assert bench.main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["baselines"]) >= {"queue.SimpleQueue", "asyncio.Queue"}
+    cpu = out["backends"]["cpu"]
+    assert cpu["simulated"] is False and cpu["messages"] == 300
+    assert len(cpu["runs_p50_us"]) == 2
+    assert 0 < cpu["single"]["p50_us"] <= cpu["single"]["p99_us"]
+    assert cpu["batched"]["msgs_per_s"] > 0 and cpu["batched"]["batch"] == 1024
+    assert cpu["host_python"]["send_us"] > 0 and cpu["host_python"]["receive_us"] > 0
+    if platform.machine() in ("x86_64", "AMD64"):  # the compiled client checks every reply
+        assert 0 < cpu["compiled_client"]["p50_us"] <= cpu["compiled_client"]["p99_us"]
+    ratio = cpu["speedup_vs"]["asyncio.Queue"]
+    assert ratio == out["baselines"]["asyncio.Queue"]["p50_us"] / cpu["single"]["p50_us"]
+    assert "expected a backend in" in out["backends"]["nosuch"]["error"]
+
+
+def test_bench_table_says_what_it_measured(capsys):
+    argv = ["--backends", "cpu", "--messages", "200", "--batch-messages", "2048"]
+    argv += ["--batch", "1024", "--repeats", "1", "--no-progress"]
+    assert bench.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "medians of 1 run(s)" in text
+    assert "queue.SimpleQueue" in text and "asyncio.Queue" in text
+    assert "x vs asyncio.Queue" in text and "batched (1024 per batch)" in text
+
+
+def test_asyncio_baseline_runs_inside_a_running_event_loop():
+    async def inside_a_loop():  # as in a Jupyter kernel
+        return bench.asyncio_pingpong(50)
+
+    r = asyncio.run(inside_a_loop())
+    assert 0 < r["p50_us"] <= r["p99_us"]

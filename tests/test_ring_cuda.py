@@ -1,0 +1,318 @@
+"""The CUDA ring engine: one persistent kernel, launched once, whose loop produces the replies.
+
+Without a GPU these run the same kernel on numba's CUDA simulator; the tests marked ``gpu``
+need a real one and run unchanged there. ``test_compiled_kernel_polls_with_acquire_loads``
+compiles the real-GPU kernel to PTX and needs libNVVM (a CUDA toolkit, or the
+``nvidia-nvvm`` and ``nvidia-cuda-nvrtc`` wheels), not a GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import pdc
+from pdc.ring import RingKernelRuntime, ring_kernel, select
+from pdc.ring.engine import EngineOptions, engine_class
+from pdc.ring.handlers import HandlerSpec
+
+REQ = np.dtype([("x", np.float64), ("k", np.int64)])
+REP = np.dtype([("y", np.float64), ("k", np.int64)])
+
+
+def scale(req, rep):
+    rep.y = req.x * 2.0
+    rep.k = req.k
+    return select(req.x < 0.0, 7, 0)
+
+
+def roots(req, rep):
+    rep.y = math.sqrt(req.x)
+    rep.k = req.k
+    return 0
+
+
+def batch(n, start=0):
+    b = np.zeros(n, REQ)
+    b["x"] = np.arange(start, start + n, dtype=np.float64)
+    b["k"] = np.arange(start, start + n)
+    return b
+
+
+@pytest.fixture(scope="module")
+def cuda_engine():
+    try:
+        cls = engine_class("cuda")
+    except ImportError as exc:
+        pytest.skip(f"the cuda ring engine does not import here: {exc}")
+    pdc.numba_cuda()  # before anything imports numba.cuda: the simulator when there is no GPU
+    return cls
+
+
+def _count_simulator_threads(monkeypatch):
+    """Record every simulated CUDA thread started, and the threads that run ``scale``."""
+    from numba.cuda.simulator import kernel as simkernel
+
+    started, handler_threads = [], set()
+    start = simkernel.BlockThread.start
+    call = simkernel.FakeCUDAKernel.__call__
+
+    def counting_start(self):
+        started.append(self)
+        return start(self)
+
+    def recording_call(self, *args):
+        if self._device and self.fn.__name__ == "scale":
+            handler_threads.add(threading.current_thread())
+        return call(self, *args)
+
+    monkeypatch.setattr(simkernel.BlockThread, "start", counting_start)
+    monkeypatch.setattr(simkernel.FakeCUDAKernel, "__call__", recording_call)
+    return started, handler_threads
+
+
+def test_kernel_is_launched_once_and_its_loop_produces_every_reply(cuda_engine, monkeypatch):
+    n, chunk = 1_000, 250
+    sim = not pdc.has_gpu()
+    if sim:
+        started, handler_threads = _count_simulator_threads(monkeypatch)
+    with RingKernelRuntime(backend="cuda") as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, queue_size=chunk)(scale))
+        engine = k.engine
+        assert engine.launches == 1
+        ids, ys, ks = [], [], []
+        for start in range(0, n, chunk):
+            k.send_batch(batch(chunk, start))
+            r = k.receive_batch(chunk, timeout=60)
+            ids.append(r.corr_ids)
+            ys.append(r.records["y"])
+            ks.append(r.records["k"])
+            assert (r.status == 0).all()
+        ks_all = np.concatenate(ks)
+        assert np.array_equal(np.concatenate(ys), 2.0 * ks_all)
+        assert sorted(np.concatenate(ids).tolist()) == list(range(1, n + 1))
+        assert engine.launches == 1
+    trace = engine.trace.copy()  # final once the kernel has left (the runtime terminated it)
+    from pdc.ring import cuda_kernel as ck
+
+    # Words only the kernel writes: entered once, one thread, every message handled in it.
+    assert trace[ck.T_ENTRIES] == 1
+    assert trace[ck.T_THREADS] == 1
+    assert trace[ck.T_HANDLED] == n
+    assert trace[ck.T_EXITS] == 1
+    if sim:
+        # One simulated CUDA thread for the whole stream, and the handler ran only there.
+        ring_threads = [t for t in started if t.name.startswith("pdc-ring-cuda")]
+        assert len(ring_threads) == 1 and len(started) == 1
+        assert handler_threads == {ring_threads[0]}
+
+
+def test_handler_error_sets_status_and_error_words_and_the_loop_goes_on(cuda_engine):
+    with RingKernelRuntime(backend="cuda") as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, queue_size=16)(scale))
+        b = batch(6)
+        b["x"][[1, 4]] = -1.0
+        k.send_batch(b)
+        r = k.receive_batch(6, timeout=30)
+        assert r.status.tolist() == [0, 7, 0, 0, 7, 0]
+        t = k.telemetry()
+        assert (t.errors, t.last_error, t.processed) == (2, 7, 6)
+        assert k.call(x=3.0, k=3, timeout=30).y == 6.0  # still serving
+
+
+def test_math_domain_gives_nan_like_the_device(cuda_engine):
+    # On the device sqrt(-1) is NaN; Python's math would raise and end a simulated kernel.
+    with RingKernelRuntime(backend="cuda") as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, queue_size=8)(roots))
+        assert math.isnan(k.call(x=-1.0, k=1, timeout=30).y)
+        assert k.call(x=16.0, k=2, timeout=30).y == 4.0
+        assert k.state == "active"
+
+
+def test_idle_kernel_backs_off_and_still_terminates(cuda_engine):
+    from pdc.ring import cuda_kernel as ck
+
+    with RingKernelRuntime(backend="cuda", options=EngineOptions(max_sleep=2e-3)) as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, queue_size=8)(scale))
+        engine = k.engine
+        threading.Event().wait(0.3)  # idle: the kernel naps, doubling up to max_sleep
+        naps = int(engine.trace[ck.T_NAPS])
+        assert naps > 0
+        assert k.call(x=1.0, k=1, timeout=30).y == 2.0  # a send wakes it
+        report = k.terminate(timeout=10)
+    assert report.stopped
+    assert k.state == "terminated"
+    assert engine.failure is None
+
+
+def test_two_ring_kernels_and_an_ordinary_kernel_run_at_the_same_time(cuda_engine):
+    from tests.kernels_for_tests import add
+
+    cuda = pdc.numba_cuda()
+    with RingKernelRuntime(backend="cuda") as rt:
+        a = rt.launch(ring_kernel("a", request=REQ, reply=REP, queue_size=8)(scale))
+        b = rt.launch(ring_kernel("b", request=REQ, reply=REP, queue_size=8)(roots))
+        x, y = cuda.to_device(np.arange(64.0)), cuda.to_device(np.ones(64))
+        out = cuda.device_array(64)
+        cuda.jit(add)[2, 32](x, y, out)  # while both ring kernels are resident
+        cuda.default_stream().synchronize()
+        assert (out.copy_to_host() == np.arange(64.0) + 1).all()
+        assert a.call(x=5.0, k=1, timeout=30).y == 10.0
+        assert b.call(x=9.0, k=1, timeout=30).y == 3.0
+
+
+def test_pure_python_handlers_are_refused(cuda_engine):
+    from pdc.ring.protocol import Rings
+
+    spec = HandlerSpec.create(scale, REQ, REP, python=True)
+    options = EngineOptions(queue_size=4)
+    rings = Rings.allocate(REQ, REP, 4, alloc=cuda_engine.allocator(options))
+    with pytest.raises(TypeError, match=r"\[ring cuda\] pure-Python handlers"):
+        cuda_engine(rings, spec, options)
+
+
+def test_launch_per_message_baseline_matches_the_handler(cuda_engine):
+    from pdc.ring.cuda import launch_per_message
+
+    spec = HandlerSpec.create(scale, REQ, REP)
+    reqs = batch(5)
+    reqs["x"][2] = -4.0
+    replies, codes = launch_per_message(spec, reqs)
+    assert replies["y"].tolist() == [0.0, 2.0, -8.0, 6.0, 8.0]
+    assert replies["k"].tolist() == [0, 1, 2, 3, 4]
+    assert codes.tolist() == [0, 0, 7, 0, 0]
+
+
+def test_importing_the_engines_imports_no_gpu_library():
+    code = (
+        "import sys, pdc.ring, pdc.ring.cuda, pdc.ring.metal; "
+        "bad = [m for m in ('numba.cuda', 'numba_cuda', 'mlx') if m in sys.modules]; "
+        "print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# -- what the compiler makes of the real-GPU kernel (no GPU needed, libNVVM is) ---------
+_PTX_SCRIPT = textwrap.dedent(
+    """
+    import json, math, os, sys, types
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    import numpy as np
+    import pdc
+    try:
+        if not pdc.has_gpu():  # compile for sm_90 without a device
+            import numba.cuda.cudadrv.nvrtc as nvrtc
+            import numba.cuda.dispatcher as dispatcher
+            nvrtc.get_arch_option = lambda major, minor: f"compute_{major}{minor}"
+            cc = types.SimpleNamespace(compute_capability=(9, 0))
+            dispatcher.get_current_device = lambda: cc
+        from numba import cuda, types as nt
+        from numba.cuda.np.numpy_support import from_dtype
+        from pdc.ring import cuda_kernel as ck
+        from pdc.ring.handlers import HandlerSpec
+        sys.path.insert(0, sys.argv[1])
+        from test_ring_cuda import REP, REQ, scale
+        spec = HandlerSpec.create(scale, REQ, REP)
+        fn = spec.build(select_impl=ck.select_device(False), math_impl=math)
+        kernel, _ = ck.build_kernel(
+            cuda.jit(device=True)(fn), simulated=False, burst=64, spin=1000,
+            max_sleep_ns=1_000_000,
+        )
+        sig = (nt.int64[::1], nt.int64[:, :, ::1], from_dtype(REQ)[:, ::1],
+               nt.int64[:, ::1], from_dtype(REP)[::1], nt.int64[::1])
+        ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+    except Exception as exc:
+        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"[:2000]}))
+        raise SystemExit(0)
+    print(json.dumps({"ptx": ptx}))
+    """
+)
+
+
+def _missing_nvvm() -> str | None:
+    """Why the kernel cannot be compiled to PTX here (libNVVM, NVRTC), or None."""
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+
+        for lib in ("nvvm", "nvrtc"):
+            load_nvidia_dynamic_lib(lib)
+    except Exception as exc:  # not found, or no cuda-pathfinder
+        return f"{type(exc).__name__}: {exc}"[:300]
+    return None
+
+
+def test_compiled_kernel_polls_with_acquire_loads_and_fences_before_publishing(cuda_engine):
+    missing = _missing_nvvm()
+    if missing:
+        pytest.skip(f"needs libNVVM and NVRTC to compile the kernel to PTX: {missing}")
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run(
+        [sys.executable, "-c", _PTX_SCRIPT, here],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "error" not in result, result.get("error")
+    lines = [ln.strip() for ln in result["ptx"].splitlines() if not ln.strip().startswith("//")]
+    loads = [i for i, ln in enumerate(lines) if ln.startswith("ld.acquire.sys.global.u64")]
+    stores = [i for i, ln in enumerate(lines) if ln.startswith("st.volatile.global.u64")]
+
+    def fenced(i):  # a membar.sys before the store, with no other store in between
+        for ln in reversed(lines[:i]):
+            if ln == "membar.sys;":
+                return True
+            if ln.startswith("st."):
+                return False
+        return False
+
+    # Every control-word store (a head, a tail, a counter) comes after a system-wide fence.
+    assert stores and all(fenced(i) for i in stores)
+    # Control words are only ever read with acquire loads, never with an atomic RMW.
+    assert len(loads) >= 4
+    assert not [ln for ln in lines if ln.startswith("atom.")]
+    # The polling loop re-reads: a load sits after the loop's first label (not hoisted).
+    labels = [i for i, ln in enumerate(lines) if ln.startswith("$L__")]
+    assert any(i > labels[0] for i in loads)
+    assert any(ln.startswith("nanosleep.u32") for ln in lines)
+
+
+# -- real GPU only ---------------------------------------------------------------------
+@pytest.mark.gpu
+def test_gpu_kernel_leaves_the_default_stream_free(cuda_engine):
+    cuda = pdc.numba_cuda()
+    with RingKernelRuntime(backend="cuda") as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, queue_size=8)(scale))
+        assert not k.engine.simulated
+        d = cuda.to_device(np.arange(4.0))
+        cuda.default_stream().synchronize()  # returns although the ring kernel runs on
+        assert (d.copy_to_host() == np.arange(4.0)).all()
+        assert k.call(x=2.0, k=1, timeout=30).y == 4.0
+        assert "grid=1 block=1" in k.engine.device
+
+
+@pytest.mark.gpu
+def test_gpu_100k_messages_one_launch(cuda_engine):
+    from pdc.ring import cuda_kernel as ck
+
+    n, chunk = 100_000, 4_000
+    with RingKernelRuntime(backend="cuda") as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, queue_size=chunk)(scale))
+        got = 0
+        for start in range(0, n, chunk):
+            k.send_batch(batch(chunk, start))
+            r = k.receive_batch(chunk, timeout=60)
+            assert np.array_equal(r.records["y"], 2.0 * r.records["k"])
+            got += len(r.corr_ids)
+        assert got == n and k.engine.launches == 1
+        assert k.engine.trace[ck.T_HANDLED] == n
