@@ -42,6 +42,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'pdc' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _RING_NAMES)
+
+
 __all__ = [
     "Backend",
     "BufferState",
