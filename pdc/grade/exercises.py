@@ -1,0 +1,428 @@
+"""The graded exercises: NumPy references, cases, launch geometry, criteria and points.
+
+This module belongs to the trusted side of grading: it generates inputs, computes expected
+values and judges the raw results a kernel run sends back. Public cases are fixed and shown in
+feedback; hidden cases are drawn at grading time from a seed the grader picks and are never
+described to the student beyond "hidden case k".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Quality criteria are only awarded to a kernel that already passes its public cases.
+QUALITY = ("bounds", "sync", "parallel", "memory")
+
+CRITERION_TITLES = {
+    "public": "public cases",
+    "hidden": "hidden cases",
+    "bounds": "bounds guard (no out-of-bounds access)",
+    "sync": "barriers (no races, no divergent syncthreads, no uninitialised shared reads)",
+    "parallel": "work spread over threads",
+    "memory": "memory optimisation (shared memory cuts global loads)",
+}
+
+
+@dataclass
+class Case:
+    """One launch of a kernel: arguments, geometry, and which arguments are outputs."""
+
+    label: str
+    args: dict  # name -> ndarray or scalar, in kernel parameter order
+    outputs: tuple
+    grid: tuple
+    block: tuple
+    hidden: bool = False
+    dims: dict = field(default_factory=dict)  # sizes used by criteria (n, m, k, ...)
+
+
+@dataclass
+class Part:
+    """One kernel of an exercise."""
+
+    name: str  # the kernel's function name in the notebook
+    title: str
+    params: tuple  # kernel parameter names, in order
+    public: list  # size tuples
+    hidden: Callable  # rng -> list of size tuples
+    make: Callable  # (rng, sizes) -> Case
+    reference: Callable  # case.args -> {output name: expected array}
+    points: dict  # criterion -> points
+    max_work: Callable | None = None  # case -> largest allowed memory ops for one thread
+    max_stores: int | None = None  # largest allowed output stores for one thread
+    global_loads: Callable | None = None  # (case, report loads) -> (per-output, bound)
+    rtol: float = 1e-4
+    atol: float = 1e-4
+    runner: Callable | None = None  # grades the part itself (the ring exercise)
+
+    @property
+    def max_points(self) -> float:
+        return float(sum(self.points.values()))
+
+
+@dataclass
+class Exercise:
+    """A notebook: its parts, and the constants the notebook defines for its kernels."""
+
+    key: str
+    title: str
+    parts: list
+    constants: dict
+
+
+def _rand(rng, shape, dtype=np.float32):
+    return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+def _grid1(n, tpb):
+    return (max(1, math.ceil(n / tpb)),)
+
+
+def _grid2(rows, cols, tile):
+    return (max(1, math.ceil(cols / tile)), max(1, math.ceil(rows / tile)))
+
+
+# -- 01 elementwise -------------------------------------------------------------------------
+TPB_1D = 256
+
+
+def _make_multiply(rng, sizes):
+    (n,) = sizes
+    args = {"a": _rand(rng, n), "b": _rand(rng, n), "out": np.zeros(n, np.float32)}
+    return Case(f"n={n}", args, ("out",), _grid1(n, TPB_1D), (TPB_1D,), dims={"n": n})
+
+
+def _make_saxpy(rng, sizes):
+    (n,) = sizes
+    args = {
+        "alpha": np.float32(rng.uniform(-2, 2)),
+        "x": _rand(rng, n),
+        "y": _rand(rng, n),
+        "out": np.zeros(n, np.float32),
+    }
+    return Case(f"n={n}", args, ("out",), _grid1(n, TPB_1D), (TPB_1D,), dims={"n": n})
+
+
+def multiply_spec(a, b):
+    """Reference: elementwise product."""
+    return a * b
+
+
+def saxpy_spec(alpha, x, y):
+    """Reference: alpha * x + y in float32."""
+    return (np.float32(alpha) * x + y).astype(np.float32)
+
+
+def _hidden_1d(lo, hi, count=3):
+    def draw(rng):
+        sizes = [(int(rng.integers(lo, hi)),) for _ in range(count)]
+        if all(s[0] % TPB_1D == 0 for s in sizes):
+            sizes[0] = (sizes[0][0] + 1,)
+        return sizes
+
+    return draw
+
+
+ELEMENTWISE = Exercise(
+    "01_elementwise",
+    "Elementwise kernels",
+    [
+        Part(
+            "multiply",
+            "out = a * b",
+            ("a", "b", "out"),
+            public=[(1000,), (256,), (1,)],
+            hidden=_hidden_1d(2, 2600),
+            make=_make_multiply,
+            reference=lambda a: {"out": multiply_spec(a["a"], a["b"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
+            max_stores=1,
+        ),
+        Part(
+            "saxpy",
+            "out = alpha * x + y",
+            ("alpha", "x", "y", "out"),
+            public=[(1000,), (512,), (7,)],
+            hidden=_hidden_1d(2, 2600),
+            make=_make_saxpy,
+            reference=lambda a: {"out": saxpy_spec(a["alpha"], a["x"], a["y"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
+            max_stores=1,
+        ),
+    ],
+    {"TPB": TPB_1D},
+)
+
+
+# -- 02 1-D convolution ---------------------------------------------------------------------
+TPB_CONV = 128
+
+
+def conv1d_spec(x, w):
+    """Reference: 'same'-size convolution with zeros outside the signal (np.convolve)."""
+    return np.convolve(x, w, mode="same").astype(np.float32)
+
+
+def _make_conv1d(rng, sizes):
+    n, k = sizes
+    args = {"x": _rand(rng, n), "w": _rand(rng, k), "out": np.zeros(n, np.float32)}
+    return Case(f"n={n}, K={k}", args, ("out",), _grid1(n, TPB_CONV), (TPB_CONV,), dims={"n": n})
+
+
+def _hidden_conv1d(rng):
+    return [(int(rng.integers(20, 1500)), int(rng.choice([3, 5, 7]))) for _ in range(3)]
+
+
+CONV1D = Exercise(
+    "02_conv1d",
+    "1-D convolution",
+    [
+        Part(
+            "conv1d",
+            "out = np.convolve(x, w, 'same')",
+            ("x", "w", "out"),
+            public=[(1000, 5), (128, 3), (9, 7)],
+            hidden=_hidden_conv1d,
+            make=_make_conv1d,
+            reference=lambda a: {"out": conv1d_spec(a["x"], a["w"])},
+            points={"public": 2, "hidden": 2, "bounds": 1, "parallel": 1},
+            max_stores=1,
+        )
+    ],
+    {"TPB": TPB_CONV},
+)
+
+
+# -- 03 2-D convolution (blur) ----------------------------------------------------------------
+TILE = 16
+RADIUS = 2  # the tiled blur's filter is (2 * RADIUS + 1) x (2 * RADIUS + 1)
+
+
+def blur2d_spec(img, w):
+    """Reference: 'same'-size 2-D correlation, borders replicate the nearest edge pixel."""
+    r = w.shape[0] // 2
+    padded = np.pad(img, r, mode="edge")
+    out = np.zeros_like(img)
+    for dy in range(w.shape[0]):
+        for dx in range(w.shape[1]):
+            out += w[dy, dx] * padded[dy : dy + img.shape[0], dx : dx + img.shape[1]]
+    return out.astype(np.float32)
+
+
+def _make_blur(rng, sizes):
+    h, wd, k = sizes
+    w = rng.uniform(0, 1, size=(k, k)).astype(np.float32)
+    w /= w.sum()
+    args = {"img": _rand(rng, (h, wd)), "w": w, "out": np.zeros((h, wd), np.float32)}
+    return Case(
+        f"image {h}x{wd}, filter {k}x{k}",
+        args,
+        ("out",),
+        _grid2(h, wd, TILE),
+        (TILE, TILE),
+        dims={"h": h, "w": wd, "k": k},
+    )
+
+
+def _hidden_blur(ks):
+    def draw(rng):
+        return [
+            (int(rng.integers(5, 45)), int(rng.integers(5, 45)), int(rng.choice(ks)))
+            for _ in range(3)
+        ]
+
+    return draw
+
+
+def _blur_loads(case, loads):
+    outputs = case.dims["h"] * case.dims["w"]
+    per_output = loads["img"].sum() / outputs
+    # One load per element of each block's halo'd tile; a naive blur makes K*K per pixel.
+    halo = (TILE + 2 * RADIUS) ** 2 * math.prod(case.grid)
+    return per_output, halo / outputs + 1
+
+
+CONV2D = Exercise(
+    "03_conv2d",
+    "2-D convolution (image blur)",
+    [
+        Part(
+            "blur2d",
+            "blur with replicated borders",
+            ("img", "w", "out"),
+            public=[(20, 33, 5), (16, 16, 3), (3, 5, 5)],
+            hidden=_hidden_blur([3, 5]),
+            make=_make_blur,
+            reference=lambda a: {"out": blur2d_spec(a["img"], a["w"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
+            max_stores=1,
+        ),
+        Part(
+            "blur2d_tiled",
+            "the same blur, tiled in shared memory",
+            ("img", "w", "out"),
+            public=[(20, 33, 5), (16, 16, 5)],
+            hidden=_hidden_blur([5]),
+            make=_make_blur,
+            reference=lambda a: {"out": blur2d_spec(a["img"], a["w"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "memory": 2},
+            max_stores=1,
+            global_loads=_blur_loads,
+        ),
+    ],
+    {"TILE": TILE, "R": RADIUS},
+)
+
+
+# -- 04 matrix multiplication -------------------------------------------------------------------
+def matmul_spec(a, b):
+    """Reference: the matrix product in float32."""
+    return (a @ b).astype(np.float32)
+
+
+def _make_matmul(rng, sizes):
+    m, k, n = sizes
+    args = {"A": _rand(rng, (m, k)), "B": _rand(rng, (k, n)), "C": np.zeros((m, n), np.float32)}
+    return Case(
+        f"A {m}x{k} @ B {k}x{n}",
+        args,
+        ("C",),
+        _grid2(m, n, TILE),
+        (TILE, TILE),
+        dims={"m": m, "k": k, "n": n},
+    )
+
+
+def _hidden_matmul(rng):
+    return [tuple(int(v) for v in rng.integers(17, 37, size=3)) for _ in range(3)]
+
+
+def _matmul_loads(case, loads):
+    m, k, n = case.dims["m"], case.dims["k"], case.dims["n"]
+    per_output = (loads["A"].sum() + loads["B"].sum()) / (m * n)
+    threads = math.prod(case.grid) * math.prod(case.block)
+    # A tile loop loads one element of A and one of B per thread and tile.
+    bound = 2 * math.ceil(k / TILE) * threads / (m * n) + 1
+    return per_output, bound
+
+
+MATMUL = Exercise(
+    "04_matmul",
+    "Matrix multiplication",
+    [
+        Part(
+            "matmul_naive",
+            "C = A @ B, one thread per element of C",
+            ("A", "B", "C"),
+            public=[(20, 18, 33), (16, 16, 16)],
+            hidden=_hidden_matmul,
+            make=_make_matmul,
+            reference=lambda a: {"C": matmul_spec(a["A"], a["B"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
+            max_stores=1,
+        ),
+        Part(
+            "matmul_tiled",
+            "C = A @ B, tiled in shared memory",
+            ("A", "B", "C"),
+            public=[(20, 18, 33), (16, 16, 16)],
+            hidden=_hidden_matmul,
+            make=_make_matmul,
+            reference=lambda a: {"C": matmul_spec(a["A"], a["B"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "memory": 2},
+            max_stores=1,
+            global_loads=_matmul_loads,
+        ),
+    ],
+    {"TILE": TILE},
+)
+
+
+# -- 05 reduction -----------------------------------------------------------------------------
+TPB_RED = 128
+
+
+def block_sum_spec(x, tpb=TPB_RED):
+    """Reference: partial[b] = sum of block b's slice x[b*tpb:(b+1)*tpb]."""
+    blocks = max(1, math.ceil(x.size / tpb))
+    padded = np.zeros(blocks * tpb, np.float64)
+    padded[: x.size] = x
+    return padded.reshape(blocks, tpb).sum(axis=1).astype(np.float32)
+
+
+def _make_block_sum(rng, sizes):
+    (n,) = sizes
+    blocks = max(1, math.ceil(n / TPB_RED))
+    args = {"x": _rand(rng, n), "partial": np.zeros(blocks, np.float32)}
+    return Case(f"n={n}", args, ("partial",), (blocks,), (TPB_RED,), dims={"n": n})
+
+
+def _reduction_loads(case, loads):
+    n = case.dims["n"]
+    return loads["x"].sum() / n, 1.0
+
+
+REDUCTION = Exercise(
+    "05_reduction",
+    "Parallel reduction",
+    [
+        Part(
+            "block_sum",
+            "partial[b] = sum of block b's elements, tree in shared memory",
+            ("x", "partial"),
+            public=[(1000,), (128,), (5,)],
+            hidden=lambda rng: [(int(rng.integers(2, 1400)),) for _ in range(3)],
+            make=_make_block_sum,
+            reference=lambda a: {"partial": block_sum_spec(a["x"])},
+            points={"public": 2, "hidden": 2, "sync": 2, "parallel": 1, "memory": 1},
+            max_work=lambda case: 4 * int(math.log2(TPB_RED)) + 8,
+            global_loads=_reduction_loads,
+            rtol=1e-4,
+            atol=1e-4,
+        )
+    ],
+    {"TPB": TPB_RED},
+)
+
+KERNEL_EXERCISES = {e.key: e for e in (ELEMENTWISE, CONV1D, CONV2D, MATMUL, REDUCTION)}
+ALL_KEYS = (*KERNEL_EXERCISES, "06_ring")
+
+
+def exercise(key: str) -> Exercise:
+    """The exercise with this key (e.g. "04_matmul")."""
+    if key in KERNEL_EXERCISES:
+        return KERNEL_EXERCISES[key]
+    if key == "06_ring":
+        from pdc.grade.ring import RING
+
+        return RING
+    raise ValueError(f"[grade] expected an exercise in {list(ALL_KEYS)}, got {key!r}")
+
+
+def find_part(name: str) -> tuple[Exercise, Part]:
+    """The exercise and part that grade the kernel called ``name``."""
+    for ex in KERNEL_EXERCISES.values():
+        for p in ex.parts:
+            if p.name == name:
+                return ex, p
+    known = [p.name for e in KERNEL_EXERCISES.values() for p in e.parts]
+    raise ValueError(f"[grade.check] expected one of {known}, got {name!r}")
+
+
+def public_cases(part: Part, seed: int = 0) -> list[Case]:
+    """The fixed public cases of a part (same inputs every time)."""
+    rng = np.random.default_rng(seed)
+    return [part.make(rng, s) for s in part.public]
+
+
+def hidden_cases(part: Part, rng: np.random.Generator) -> list[Case]:
+    """Hidden cases, drawn from ``rng`` (the grader seeds it at grading time)."""
+    cases = [part.make(rng, s) for s in part.hidden(rng)]
+    for k, c in enumerate(cases, 1):
+        c.hidden = True
+        c.label = f"hidden case {k}"
+    return cases

@@ -1,0 +1,398 @@
+"""The trusted core of ``pdc grade``: run submitted kernels elsewhere, judge them here.
+
+Why a core of our own: graders that run the tests and the scoring inside the student's own
+process can be talked into anything by the code they grade. Replacing ``numpy.allclose``
+with a function that always agrees, patching the test runner or ``pickle.dump``, looping
+forever, or reading the hidden tests from disk (or from an exception's text) all work when
+grading shares a process, a file system view and a clock with the submission.
+
+So here the submission is untrusted and the grader is not:
+
+* The grader never imports or executes a submission notebook. It parses the code cells, takes
+  only the kernel functions it grades (plus the device functions they call and literal
+  constants) and checks them against what a CUDA kernel can contain (pdc.grade.source).
+* That code runs in a child process (``python -I``) with a wall-clock timeout (the whole
+  process group is killed), CPU-time, address-space and file-size limits.
+* Inputs are written by the grader into a fresh temporary folder; hidden cases are drawn at
+  grading time from a fresh seed. Expected values never leave this process.
+* The child sends back raw outputs and counters only: ``.npz``/``.json`` files named after
+  the case, carrying a nonce the child learns on its standard input. The grader loads them
+  with ``allow_pickle=False`` and checks names, shapes, dtypes and the nonce; anything else is
+  "no result". Comparison and scoring happen here, with this process's NumPy.
+* Feedback describes public cases in detail and hidden cases only by number and category.
+
+Kernels always run on pdc's instrumented simulator (pdc.grade.sim), which is what finds
+out-of-bounds accesses, races, divergent barriers and memory traffic. On a machine with a
+CUDA GPU the child also compiles each kernel with numba.cuda and runs every case on the GPU;
+the GPU's outputs are then the ones compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from pdc.grade import exercises as exs
+from pdc.grade import source
+from pdc.grade.judge import CaseResult, Verdict, judge
+from pdc.grade.sim import FINDING_KINDS, Dim3, LaunchReport
+
+DEFAULT_TIMEOUT_S = 30.0
+MEMORY_LIMIT_BYTES = 3 * 1024**3
+_PDC_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+@dataclass
+class PartResult:
+    """The verdicts for one kernel, and how long its run took."""
+
+    exercise: str
+    part: str
+    verdicts: list
+    seconds: float = 0.0
+    note: str = ""
+
+    @property
+    def score(self) -> float:
+        return round(sum(v.score for v in self.verdicts), 2)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(v.max_score for v in self.verdicts), 2)
+
+
+@dataclass
+class Submission:
+    """Everything graded for one submission (a notebook or a folder of notebooks)."""
+
+    name: str
+    path: str
+    parts: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return round(sum(p.score for p in self.parts), 2)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(p.max_score for p in self.parts), 2)
+
+
+def _limits(timeout: float, gpu: bool = False):
+    def apply():  # runs in the child between fork and exec
+        import resource
+
+        cpu = int(timeout) + 5
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024**2, 256 * 1024**2))
+        if not gpu:  # a CUDA context reserves far more address space than it uses
+            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+
+    return apply
+
+
+def _child_env(gpu: bool) -> dict:
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    if gpu:
+        env["PDC_GRADE_GPU"] = "1"
+    return env
+
+
+def _write_inputs(cases, folder: Path) -> list[dict]:
+    specs = []
+    for k, c in enumerate(cases):
+        cid = f"c{k}"
+        args = []
+        for name, v in c.args.items():
+            if isinstance(v, np.ndarray):
+                fname = f"{cid}_{name}.npy"
+                np.save(folder / fname, v, allow_pickle=False)
+                args.append({"kind": "array", "file": fname})
+            else:
+                args.append({"kind": "scalar", "value": float(v), "dtype": np.dtype(type(v)).str})
+        specs.append({
+            "id": cid, "names": list(c.args), "args": args, "grid": list(c.grid),
+            "block": list(c.block), "outputs": list(c.outputs),
+        })  # fmt: skip
+    return specs
+
+
+def _load_result(case: exs.Case, cid: str, out: Path, nonce: str, gpu: bool) -> CaseResult:
+    """Read and validate one case's files; anything unexpected means no result."""
+    meta_path, npz_path = out / f"{cid}.json", out / f"{cid}.npz"
+    if not meta_path.is_file() or not npz_path.is_file():
+        return CaseResult(case, failure="no result (the run stopped before this case)")
+    try:
+        meta = json.loads(meta_path.read_text())
+        if meta.get("nonce") != nonce or meta.get("case") != cid:
+            raise ValueError("nonce or case id does not match")
+        findings = {}
+        for kind, v in meta["findings"].items():
+            if kind not in FINDING_KINDS:
+                raise ValueError(f"unknown finding kind {kind!r}")
+            count, examples = v["count"], v["examples"]
+            if not isinstance(count, int) or count < 0 or not isinstance(examples, list):
+                raise ValueError("malformed finding entry")
+            findings[kind] = {"count": count, "examples": [str(e)[:400] for e in examples[:3]]}
+        grid, block = (
+            Dim3(*(tuple(case.grid) + (1, 1))[:3]),
+            Dim3(*(tuple(case.block) + (1, 1))[:3]),
+        )
+        rep = LaunchReport(grid=grid, block=block, findings=findings)
+        n = rep.nthreads
+        arrays = [name for name, v in case.args.items() if isinstance(v, np.ndarray)]
+        want = {"shared_loads", "shared_stores", "atomics"}
+        want |= {f"loads_{a}" for a in arrays} | {f"stores_{a}" for a in arrays}
+        want |= {f"out_{o}" for o in case.outputs}
+        gpu_names = {f"gpu_{o}" for o in case.outputs} if gpu else set()
+        with np.load(npz_path, allow_pickle=False) as z:
+            # GPU outputs are missing when the simulator run already failed.
+            if set(z.files) not in (want, want | gpu_names):
+                raise ValueError(f"expected arrays {sorted(want)}, got {sorted(z.files)}")
+            data = {k: z[k] for k in z.files}
+        for k, v in data.items():
+            if k.startswith(("out_", "gpu_")):
+                ref = case.args[k[4:]]
+                if v.shape != ref.shape or v.dtype != ref.dtype:
+                    raise ValueError(
+                        f"{k}: expected {ref.shape} {ref.dtype}, got {v.shape} {v.dtype}"
+                    )
+            elif v.shape != (n,) or v.dtype != np.int64 or (v < 0).any():
+                raise ValueError(f"{k}: expected ({n},) int64 counts, got {v.shape} {v.dtype}")
+        rep.loads = {a: data[f"loads_{a}"] for a in arrays}
+        rep.stores = {a: data[f"stores_{a}"] for a in arrays}
+        rep.shared_loads, rep.shared_stores = data["shared_loads"], data["shared_stores"]
+        rep.atomics = data["atomics"]
+        rep.barriers = int(meta["barriers"])
+        rep.shared_arrays = int(meta["shared_arrays"])
+        outputs = {o: data[f"out_{o}"] for o in case.outputs}
+        for o in case.outputs:  # on a GPU machine, the GPU's result is the one judged
+            if f"gpu_{o}" in data:
+                outputs[o] = data[f"gpu_{o}"]
+    except (ValueError, KeyError, TypeError, OSError, json.JSONDecodeError) as e:
+        return CaseResult(case, failure=f"no result (invalid result files: {e})"[:300])
+    return CaseResult(case, outputs=outputs, report=rep)
+
+
+def run_part(
+    ex: exs.Exercise,
+    part: exs.Part,
+    cells: list[str],
+    *,
+    seed: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    hidden: bool = True,
+    gpu: bool | None = None,
+) -> PartResult:
+    """Grade one kernel of a notebook (given as its code cells).
+
+    Args:
+        ex: The exercise.
+        part: The kernel to grade.
+        cells: Code cell sources of the submission notebook.
+        seed: Seed for the hidden cases (default: a fresh random one).
+        timeout: Wall-clock seconds the child process may run.
+        hidden: Whether to add hidden cases.
+        gpu: Also run on a CUDA GPU (default: when pdc finds one).
+
+    Returns:
+        A PartResult with one Verdict per criterion.
+    """
+    t0 = time.perf_counter()
+    if gpu is None:
+        gpu = _has_gpu()
+    rng = np.random.default_rng(secrets.randbits(64) if seed is None else seed)
+    cases = exs.public_cases(part) + (exs.hidden_cases(part, rng) if hidden else [])
+    expected = [part.reference(c.args) for c in cases]
+    ext = source.extract(cells, [part.name], ex.constants)
+    if part.name in ext.problems:
+        why = f"rejected: {ext.problems[part.name]}"
+        results = [CaseResult(c, failure=why) for c in cases]
+        note = why
+    else:
+        results, note = _run_child(part, cases, ext, timeout, gpu)
+    if not hidden:
+        part = _public_only(part)
+    verdicts = judge(part, results, expected)
+    if note:
+        for v in verdicts:
+            if v.criterion == "public" and not v.passed:
+                v.output = f"{note}\n{v.output}"
+    return PartResult(ex.key, part.name, verdicts, time.perf_counter() - t0, note)
+
+
+def _public_only(part):
+    import dataclasses
+
+    pts = {k: v for k, v in part.points.items() if k != "hidden"}
+    return dataclasses.replace(part, points=pts)
+
+
+def _has_gpu() -> bool:
+    try:
+        import pdc
+
+        return bool(pdc.has_gpu())
+    except (ImportError, AttributeError):
+        return False
+
+
+def _run_child(part, cases, ext, timeout, gpu):
+    tmp = Path(tempfile.mkdtemp(prefix="pdc-grade-"))
+    try:
+        inputs = tmp / "in"
+        out = tmp / f"out-{secrets.token_hex(8)}"
+        inputs.mkdir(mode=0o700)
+        out.mkdir(mode=0o700)
+        nonce = secrets.token_hex(16)
+        job = {
+            "nonce": nonce, "kernel": part.name, "functions": ext.functions,
+            "constants": ext.constants, "inputs": str(inputs), "outdir": str(out),
+            "cases": _write_inputs(cases, inputs), "gpu": bool(gpu),
+        }  # fmt: skip
+        note = run_child(job, tmp, timeout, gpu)
+        results = [_load_result(c, f"c{k}", out, nonce, gpu) for k, c in enumerate(cases)]
+        if note.startswith("timed out"):
+            results = [
+                CaseResult(r.case, failure=f"timed out after {timeout:g} s") if r.failure else r
+                for r in results
+            ]
+        return results, note
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
+    """Run pdc.grade.child on ``job`` under limits; returns "" or why it stopped early."""
+    boot = (
+        f"import sys; sys.path.insert(0, {_PDC_ROOT!r}); from pdc.grade.child import main; main()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-c", boot],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=cwd, env=_child_env(gpu), preexec_fn=_limits(timeout, gpu), start_new_session=True,
+    )  # fmt: skip
+    try:
+        _, err = proc.communicate(json.dumps(job).encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return f"timed out after {timeout:g} s (an endless loop?)"
+    if proc.returncode != 0:
+        tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
+        return f"the kernel run stopped (exit status {proc.returncode}): {tail[0][:200]}"
+    return ""
+
+
+def _kill(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+
+
+def find_notebooks(path: Path) -> dict:
+    """Exercise key -> notebook path, for a notebook or a folder of notebooks."""
+    paths = [path] if path.is_file() else sorted(path.glob("*.ipynb"))
+    found = {}
+    for p in paths:
+        key = None
+        try:
+            key = source.read_notebook(p).metadata.get("pdc", {}).get("exercise")
+        except Exception:  # an unreadable notebook: fall back to its name
+            key = None
+        if key is None:
+            key = next((k for k in exs.ALL_KEYS if p.name.startswith(k)), None)
+        if key in exs.ALL_KEYS and key not in found:
+            found[key] = p
+    return found
+
+
+def grade(
+    path,
+    *,
+    only: list[str] | None = None,
+    seed: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    jobs: int | None = None,
+    hidden: bool = True,
+    kernels: list[str] | None = None,
+) -> Submission:
+    """Grade a submission: one notebook, or a folder with one notebook per exercise.
+
+    Args:
+        path: A notebook, or a folder of notebooks named after the exercises.
+        only: Exercise keys to grade (default: those of the notebook, or all for a folder).
+        seed: Seed for the hidden cases (default: fresh at every call).
+        timeout: Seconds each kernel's child process may run.
+        jobs: Kernels graded at the same time (default: CPU count, at most 4).
+        hidden: Whether hidden cases are added.
+        kernels: Kernel names to grade (default: every kernel of the chosen exercises).
+
+    Returns:
+        A Submission with one PartResult per kernel.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"[grade] expected a notebook or folder, got missing {path}")
+    t0 = time.perf_counter()
+    found = find_notebooks(path)
+    keys = only or (list(found) if path.is_file() else list(exs.ALL_KEYS))
+    sub = Submission(path.stem if path.is_file() else path.name, str(path))
+    tasks = []
+    for key in keys:
+        if key not in exs.ALL_KEYS:
+            raise ValueError(f"[grade] expected an exercise in {list(exs.ALL_KEYS)}, got {key!r}")
+        ex = exs.exercise(key)
+        if key not in found:
+            for part in ex.parts:
+                if kernels and part.name not in kernels:
+                    continue
+                sub.parts.append(_missing(ex, part, f"no notebook for {key} in {path}"))
+            continue
+        cells = source.notebook_cells(found[key])
+        tasks += [(ex, part, cells) for part in ex.parts if not kernels or part.name in kernels]
+    workers = jobs or min(4, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [
+            pool.submit(_grade_task, ex, part, cells, seed, timeout, hidden)
+            for ex, part, cells in tasks
+        ]
+        sub.parts += [f.result() for f in futures]
+    order = {k: i for i, k in enumerate(exs.ALL_KEYS)}
+    sub.parts.sort(key=lambda p: order[p.exercise])
+    sub.seconds = time.perf_counter() - t0
+    return sub
+
+
+def _grade_task(ex, part, cells, seed, timeout, hidden):
+    if getattr(part, "runner", None) is not None:
+        return part.runner(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden)
+    return run_part(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden)
+
+
+def _missing(ex, part, why) -> PartResult:
+    verdicts = [
+        Verdict(f"{part.name}: {exs.CRITERION_TITLES[c]}", c, 0.0, float(p), why)
+        for c, p in part.points.items()
+    ]
+    return PartResult(ex.key, part.name, verdicts, 0.0, why)

@@ -1,0 +1,222 @@
+"""Turn the raw results of kernel runs into criteria, scores and feedback.
+
+Used by the grader (in its own process, on results a child process sent back) and by the
+in-notebook checks (public cases only). Feedback on a public case names the case, the first
+mismatching index and expected vs actual values; feedback on a hidden case says only
+"hidden case k failed: <category>".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pdc.grade.exercises import CRITERION_TITLES, QUALITY, Case, Part
+from pdc.grade.sim import LaunchReport
+
+
+@dataclass
+class CaseResult:
+    """What came back from running one case: outputs and a report, or why there are none."""
+
+    case: Case
+    outputs: dict | None = None
+    report: LaunchReport | None = None
+    failure: str | None = None  # "kernel raised an exception: ...", "timed out", ...
+
+
+@dataclass
+class Verdict:
+    """One graded criterion of one kernel."""
+
+    test: str  # e.g. "saxpy: bounds guard (no out-of-bounds access)"
+    criterion: str
+    score: float
+    max_score: float
+    output: str
+
+    @property
+    def passed(self) -> bool:
+        return self.score >= self.max_score
+
+
+def _mismatch(case: Case, name: str, expected, got, part: Part) -> str | None:
+    if got.shape != expected.shape:
+        return f"{name} has shape {got.shape}, expected {expected.shape}"
+    ok = np.isclose(got, expected, rtol=part.rtol, atol=part.atol)
+    if ok.all():
+        return None
+    bad = np.argwhere(~ok)
+    first = tuple(int(i) for i in bad[0])
+    idx = ", ".join(str(i) for i in first)
+    return (
+        f"{name} differs at {len(bad)} of {expected.size} elements; first at {name}[{idx}]: "
+        f"expected {expected[first]:.6g}, got {got[first]:.6g}"
+    )
+
+
+def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
+    """Why a case failed (None if it passed)."""
+    if r.failure:
+        return r.failure
+    if r.report is not None and r.report.count("error"):
+        return "kernel raised an exception: " + r.report.findings["error"]["examples"][0]
+    for name, exp in expected.items():
+        msg = _mismatch(r.case, name, exp, r.outputs[name], part)
+        if msg:
+            seen = [f"{r.report.count(k)} {k}" for k in ("oob", "race", "divergence",
+                    "uninitialized") if r.report is not None and r.report.count(k)]  # fmt: skip
+            if seen:
+                msg += f" (the simulator also saw findings: {', '.join(seen)})"
+            return msg
+    return None
+
+
+def _category(problem: str) -> str:
+    if problem.startswith("kernel raised"):
+        return "kernel raised an exception"
+    if problem.startswith(("timed out", "no result", "rejected")):
+        return problem.split(":")[0]
+    return "wrong values"
+
+
+FINDING_TITLES = {
+    "oob": "out-of-bounds access",
+    "race": "data race",
+    "divergence": "divergent syncthreads()",
+    "uninitialized": "read of uninitialised shared memory",
+}
+
+
+def _finding_lines(results, kinds, hidden_detail=False):
+    lines = []
+    for r in results:
+        if r.report is None:
+            continue
+        for kind in kinds:
+            n = r.report.count(kind)
+            if not n:
+                continue
+            if r.case.hidden and not hidden_detail:  # counts could reveal the sizes
+                lines.append(f"{r.case.label}: {FINDING_TITLES[kind]}")
+            else:
+                ex = r.report.findings[kind]["examples"][0]
+                lines.append(f"case {r.case.label}: {n} {kind} finding(s), e.g. {ex}")
+    return lines
+
+
+def judge(part: Part, results: list[CaseResult], expected: list[dict]) -> list[Verdict]:
+    """Score one kernel from its case results.
+
+    Args:
+        part: The exercise part (kernel) being graded.
+        results: One CaseResult per case, public cases first.
+        expected: The expected outputs of each case, computed by the caller.
+
+    Returns:
+        One Verdict per criterion in ``part.points``.
+    """
+    verdicts = []
+    problems = [case_problem(part, r, e) for r, e in zip(results, expected)]
+    public = [(r, p) for r, p in zip(results, problems) if not r.case.hidden]
+    hidden = [(r, p) for r, p in zip(results, problems) if r.case.hidden]
+    public_ok = all(p is None for _, p in public) and bool(public)
+    ran = [r for r in results if r.report is not None and not r.failure]
+
+    def add(criterion, frac, output):
+        pts = float(part.points[criterion])
+        score = round(pts * frac, 2)
+        title = f"{part.name}: {CRITERION_TITLES[criterion]}"
+        verdicts.append(Verdict(title, criterion, score, pts, output))
+
+    for criterion in part.points:
+        if criterion == "public":
+            bad = [f"case {r.case.label}: {p}" for r, p in public if p]
+            msg = "\n".join(bad) if bad else f"all {len(public)} public cases pass"
+            add("public", 1.0 if public_ok else 0.0, msg)
+        elif criterion == "hidden":
+            bad = [f"{r.case.label} failed: {_category(p)}" for r, p in hidden if p]
+            good = len(hidden) - len(bad)
+            msg = f"{good} of {len(hidden)} hidden cases pass"
+            add("hidden", good / len(hidden) if hidden else 0.0, "\n".join([msg, *bad]))
+        else:
+            frac, msg = _quality(criterion, part, ran)
+            if not public_ok:  # say what is wrong, but award nothing until the kernel works
+                frac = 0.0
+                msg = "not awarded until the public cases pass" + (
+                    "" if msg.startswith(_OK) else f"; also: {msg}"
+                )
+            add(criterion, frac, msg)
+    return verdicts
+
+
+_OK = ("no ", "work is spread", "shared memory cuts")
+
+
+def _quality(criterion, part, ran):
+    if criterion == "bounds":
+        lines = _finding_lines(ran, ("oob",))
+        return (0.0 if lines else 1.0), "\n".join(lines) or "no out-of-bounds access"
+    if criterion == "sync":
+        lines = _finding_lines(ran, ("race", "divergence", "uninitialized"))
+        return (0.0 if lines else 1.0), "\n".join(lines) or "no races, barriers agree"
+    if criterion == "parallel":
+        return _parallel(part, ran)
+    if criterion == "memory":
+        return _memory(part, ran)
+    raise ValueError(f"[judge] expected a criterion in {QUALITY}, got {criterion!r}")
+
+
+def _parallel(part: Part, ran: list[CaseResult]):
+    for r in sorted(ran, key=lambda r: r.case.hidden):  # public cases first: they can explain
+        rep = r.report
+        worst = bound = None
+        if part.max_stores is not None:
+            stores = sum(rep.stores.values())
+            worst, bound = (int(stores.max()) if stores.size else 0), part.max_stores
+            what = "stored {worst} outputs, at most {bound} expected"
+        if (worst is None or worst <= bound) and part.max_work is not None:
+            worst, bound = int(rep.work().max()), part.max_work(r.case)
+            what = "made {worst} memory accesses, at most {bound} expected for a tree reduction"
+        if worst is not None and worst > bound:
+            if r.case.hidden:  # the numbers could reveal the hidden sizes
+                return 0.0, f"{r.case.label}: one thread does the work of many"
+            return 0.0, (
+                f"case {r.case.label}: one thread "
+                + what.format(worst=worst, bound=bound)
+                + ": is one thread doing the work of many?"
+            )
+    return 1.0, "work is spread over the threads"
+
+
+def _memory(part: Part, ran: list[CaseResult]):
+    for r in sorted(ran, key=lambda r: r.case.hidden):
+        rep = r.report
+        no_shared = int(rep.shared_stores.sum()) == 0 or int(rep.shared_loads.sum()) == 0
+        per_output, bound = part.global_loads(r.case, rep.loads)
+        if r.case.hidden and (no_shared or per_output > bound):
+            return 0.0, f"{r.case.label}: " + (
+                "no shared memory is used" if no_shared else "too many global loads per output"
+            )
+        if no_shared:
+            return 0.0, f"case {r.case.label}: no shared memory is used"
+        if per_output > bound:
+            return 0.0, (
+                f"case {r.case.label}: {per_output:.2f} global loads per output, at most "
+                f"{bound:.2f} expected: does each value come from shared memory once loaded?"
+            )
+    return 1.0, "shared memory cuts global loads as expected"
+
+
+def summary(part: Part, verdicts: list[Verdict]) -> str:
+    """Readable feedback: one line per criterion with a mark, details indented."""
+    lines = []
+    total = sum(v.score for v in verdicts)
+    lines.append(f"{part.name}: {total:g} / {part.max_points:g} points")
+    for v in verdicts:
+        mark = "PASS" if v.passed else "FAIL"
+        lines.append(f"  [{mark}] {CRITERION_TITLES[v.criterion]} ({v.score:g}/{v.max_score:g})")
+        for line in v.output.splitlines():
+            lines.append(f"         {line}")
+    return "\n".join(lines)

@@ -1,0 +1,390 @@
+"""Exercise 6: a ring-kernel actor that keeps running statistics and flags anomalies.
+
+The student writes one pdc.ring handler, ``detect(req, rep)``: given the statistics of the
+readings so far (count, mean, sum of squared deviations ``m2``, Welford's method) and a new
+reading ``x``, it replies with the updated statistics, the reading's z-score against the
+previous readings, and an anomaly flag. The grader streams public and hidden sequences through
+a launched ring kernel (in a child process, like every graded kernel) and checks the replies'
+values, their order (one reply per request, in the order sent) and the kernel's telemetry.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import time
+
+import numpy as np
+
+from pdc.grade import exercises as exs
+from pdc.grade.judge import Verdict
+
+REQUEST = np.dtype([("x", "f8"), ("count", "f8"), ("mean", "f8"), ("m2", "f8")])
+REPLY = np.dtype([("count", "f8"), ("mean", "f8"), ("m2", "f8"), ("z", "f8"), ("flag", "i8")])
+THRESHOLD = 4.0  # flag readings more than THRESHOLD standard deviations from the mean
+MIN_COUNT = 10  # ... once at least MIN_COUNT readings have been seen
+QUEUE_SIZE = 1024
+# The CPU engine compiles its loop with numba when launched (seconds on a busy machine), and a
+# handler cannot loop forever (the ring's validator allows only constant-length loops), so the
+# ring's child process gets at least this long whatever --timeout says.
+MIN_TIMEOUT_S = 60.0
+TELEMETRY = ("submitted", "processed", "errors", "dropped", "in_flight")
+
+exs.CRITERION_TITLES.update(
+    ordering="one reply per request, in the order sent",
+    telemetry="telemetry counts every message, no errors or drops",
+)
+
+
+def detect_spec(x: float, count: float, mean: float, m2: float) -> tuple:
+    """Reference for one message: (count, mean, m2, z, flag) after reading ``x``."""
+    n = count + 1.0
+    delta = x - mean
+    new_mean = mean + delta / n
+    new_m2 = m2 + delta * (x - new_mean)
+    std = math.sqrt(m2 / (count - 1.0)) if count > 1.0 else 0.0
+    z = delta / std if std > 0.0 else 0.0
+    flag = 1 if count >= MIN_COUNT and abs(z) > THRESHOLD else 0
+    return n, new_mean, new_m2, z, flag
+
+
+def stream_requests(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The requests of a stream (each carrying the state before it) and the expected replies."""
+    req = np.zeros(x.size, REQUEST)
+    rep = np.zeros(x.size, REPLY)
+    state = (0.0, 0.0, 0.0)
+    for t, v in enumerate(x):
+        req[t] = (v, *state)
+        out = detect_spec(float(v), *state)
+        rep[t] = out
+        state = out[:3]
+    return req, rep
+
+
+def make_stream(rng: np.random.Generator, n: int, spikes: int) -> np.ndarray:
+    """A noisy signal with slow drift and a few large spikes."""
+    x = rng.normal(0.0, 1.0, n) + np.linspace(0.0, rng.uniform(-2, 2), n)
+    where = rng.choice(
+        np.arange(MIN_COUNT + 5, n), size=min(spikes, n - MIN_COUNT - 5), replace=False
+    )
+    x[where] += rng.choice([-1.0, 1.0], where.size) * rng.uniform(8, 15, where.size)
+    return x
+
+
+def _case(label, x, hidden=False):
+    req, rep = stream_requests(x)
+    return exs.Case(label, {"requests": req}, ("replies",), (1,), (1,), hidden, {"n": x.size})
+
+
+def public_cases() -> list:
+    rng = np.random.default_rng(2026)
+    return [
+        _case("stream of 200 readings, 3 spikes", make_stream(rng, 200, 3)),
+        _case("stream of 37 readings, 1 spike", make_stream(rng, 37, 1)),
+    ]
+
+
+def hidden_cases(rng) -> list:
+    out = []
+    for k in range(3):
+        x = make_stream(rng, int(rng.integers(40, 700)), int(rng.integers(0, 6)))
+        out.append(_case(f"hidden case {k + 1}", x, hidden=True))
+    return out
+
+
+# -- running a handler on cases (in the child process, or in the notebook for checks) --------
+def run_cases(kdef, cases_requests: list, timeout: float = 20.0) -> list[dict]:
+    """Stream each case's requests through one launched kernel; raw results per case."""
+    from pdc.ring import RingKernelRuntime
+
+    results = []
+    with RingKernelRuntime(backend="cpu") as rt:
+        kernel = rt.launch(kdef)
+        for req in cases_requests:
+            res: dict = {"error": None}
+            try:
+                sent = kernel.send_batch(req)
+                replies = kernel.receive_batch(req.size, timeout=timeout)
+                res.update(
+                    sent=np.asarray(sent, np.int64),
+                    corr=np.asarray(replies.corr_ids, np.int64),
+                    status=np.asarray(replies.status, np.int64),
+                    records=np.asarray(replies.records),
+                )
+            except Exception as e:  # reported as this case's failure
+                res["error"] = f"{type(e).__name__}: {e}"[:300]
+            t = kernel.telemetry()
+            res["telemetry"] = {k: int(getattr(t, k)) for k in TELEMETRY}
+            results.append(res)
+    return results
+
+
+def handler_from_source(src: str, name: str, constants: dict):
+    """Define a checked handler's source and declare it as a ring kernel (validates it)."""
+    import linecache
+
+    from pdc.ring import ring_kernel, select
+
+    filename = f"<ring handler {name}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    ns = {"math": math, "select": select, "__builtins__": {"abs": abs}}
+    ns.update(constants)
+    exec(compile(src, filename, "exec"), ns)  # noqa: S102 - a def statement, pre-checked
+    return ring_kernel(name, request=REQUEST, reply=REPLY, queue_size=QUEUE_SIZE)(ns[name])
+
+
+def child_main(job: dict, out) -> None:
+    """Child side: run the handler on the job's cases and write raw results with the nonce."""
+    import json
+    from pathlib import Path
+
+    inputs = Path(job["inputs"])
+    cases = [np.load(inputs / c["file"], allow_pickle=False) for c in job["cases"]]
+    try:
+        kdef = handler_from_source(job["functions"][job["kernel"]], job["kernel"],
+                                   job["constants"])  # fmt: skip
+    except Exception as e:  # a handler the ring's validator refuses
+        (out / "rejected.json").write_text(json.dumps({"nonce": job["nonce"],
+                                                       "error": str(e)[:400]}))  # fmt: skip
+        return
+    for c, res in zip(job["cases"], run_cases(kdef, cases)):
+        arrays = {k: res[k] for k in ("sent", "corr", "status", "records") if k in res}
+        with open(out / f"{c['id']}.npz", "wb") as f:
+            np.savez(f, **arrays)
+        meta = {"nonce": job["nonce"], "case": c["id"], "error": res["error"],
+                "telemetry": res["telemetry"]}  # fmt: skip
+        (out / f"{c['id']}.json").write_text(json.dumps(meta))
+
+
+# -- grader side --------------------------------------------------------------------------------
+def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
+    """Find the handler's ``def`` and refuse what could run code when it is defined."""
+    found = None
+    for src in cells:
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                found = (node, src)
+    if found is None:
+        return None, f"no function named {name!r} in the notebook"
+    fn, src = found
+    a = fn.args
+    if (
+        a.defaults
+        or a.kw_defaults
+        or a.vararg
+        or a.kwarg
+        or fn.returns is not None
+        or any(x.annotation is not None for x in a.args + a.kwonlyargs + a.posonlyargs)
+    ):
+        return None, "the handler must be declared as `def detect(req, rep):`"  # fmt: skip
+    for node in ast.walk(fn):
+        bad = (isinstance(node, ast.Name) and node.id.startswith("_")) or (
+            isinstance(node, ast.Attribute) and node.attr.startswith("_")
+        )
+        if bad or isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.FunctionDef))\
+                and node is not fn:  # fmt: skip
+            return None, f"line {node.lineno - fn.lineno + 1}: not allowed in a ring handler"
+    lines = src.splitlines()[fn.lineno - 1 : fn.end_lineno]
+    return "\n".join(lines) + "\n", ""
+
+
+def _validate(case, cid, out, nonce) -> dict:
+    import json
+
+    meta = json.loads((out / f"{cid}.json").read_text())
+    if meta.get("nonce") != nonce or meta.get("case") != cid:
+        raise ValueError("nonce or case id does not match")
+    tel = meta["telemetry"]
+    if set(tel) != {"submitted", "processed", "errors", "dropped", "in_flight"} or not all(
+        isinstance(v, int) for v in tel.values()
+    ):
+        raise ValueError("malformed telemetry")
+    res = {"error": meta["error"] if isinstance(meta["error"], str) else None, "telemetry": tel}
+    n = case.args["requests"].size
+    with np.load(out / f"{cid}.npz", allow_pickle=False) as z:
+        want = set() if res["error"] else {"sent", "corr", "status", "records"}
+        if set(z.files) != want:
+            raise ValueError(f"expected arrays {sorted(want)}, got {sorted(z.files)}")
+        for k in z.files:
+            v = z[k]
+            if k == "records":
+                if v.dtype != REPLY or v.shape != (n,):
+                    raise ValueError(f"records: expected ({n},) reply records")
+            elif v.dtype != np.int64 or v.shape != (n,):
+                raise ValueError(f"{k}: expected ({n},) int64")
+            res[k] = v
+    return res
+
+
+def _judge(part, cases, results, rejected) -> list[Verdict]:
+    verdicts = []
+
+    def add(criterion, ok, msg):
+        pts = float(part.points[criterion])
+        score = round(pts * ok, 2)
+        verdicts.append(
+            Verdict(f"{part.name}: {exs.CRITERION_TITLES[criterion]}", criterion, score, pts, msg)
+        )
+
+    problems, order_bad, tel_bad = [], [], []
+    sent_total = 0
+    for case, res in zip(cases, results):
+        where = "" if case.hidden else f" (case {case.label})"
+        if rejected:
+            problems.append(rejected)
+            continue
+        if res is None or res["error"]:
+            err = "no result" if res is None else res["error"]
+            problems.append(err)
+            continue
+        exp = case.args["requests"].size
+        sent_total += exp
+        sent, corr, status, rec = res["sent"], res["corr"], res["status"], res["records"]
+        if not np.array_equal(sent, corr):
+            order_bad.append(f"replies not in the order sent{where}")
+        pos = {int(c): i for i, c in enumerate(corr)}
+        if len(pos) != exp or set(pos) != {int(s) for s in sent}:
+            order_bad.append(f"not exactly one reply per request{where}")
+            problems.append("missing or duplicate replies")
+            continue
+        got = rec[[pos[int(s)] for s in sent]]  # match replies to requests by correlation id
+        want = _expected(case)
+        problem = None
+        if (status != 0).any():
+            problem = f"handler returned error code {int(status[status != 0][0])}"
+        for f in REPLY.names:
+            if problem:
+                break
+            ok = np.isclose(got[f], want[f], rtol=1e-9, atol=1e-9)
+            if not ok.all():
+                t = int(np.argmin(ok))
+                problem = (f"reply to message {t} ({f}) differs: expected {want[f][t]:.6g}, "
+                           f"got {got[f][t]:.6g}")  # fmt: skip
+        problems.append(problem)
+        tel = res["telemetry"]
+        if tel["errors"] or tel["dropped"] or tel["in_flight"] or tel["processed"] != sent_total:
+            tel_bad.append(
+                f"{case.label}: telemetry shows errors, drops or unprocessed messages"
+                if case.hidden  # exact counts would reveal the hidden stream lengths
+                else f"telemetry{where}: processed {tel['processed']} of {sent_total} sent, "
+                f"errors {tel['errors']}, dropped {tel['dropped']}, in flight {tel['in_flight']}"
+            )
+    pub = [(c, p) for c, p in zip(cases, problems) if not c.hidden]
+    hid = [(c, p) for c, p in zip(cases, problems) if c.hidden]
+    public_ok = all(p is None for _, p in pub)
+    add("public", public_ok, "\n".join(f"case {c.label}: {p}" for c, p in pub if p)
+        or f"all {len(pub)} public cases pass")  # fmt: skip
+    if "hidden" in part.points:
+        good = sum(p is None for _, p in hid)
+        lines = [f"{good} of {len(hid)} hidden cases pass"]
+        lines += [f"{c.label} failed: {'wrong values' if p.startswith('reply') else 'no result'}"
+                  for c, p in hid if p]  # fmt: skip
+        add("hidden", good / len(hid) if hid else 0.0, "\n".join(lines))
+    gate = "" if public_ok else "not awarded until the public cases pass"
+    add("ordering", bool(public_ok and not order_bad),
+        gate or "\n".join(order_bad) or "one reply per request, in order")  # fmt: skip
+    add("telemetry", bool(public_ok and not tel_bad),
+        gate or "\n".join(tel_bad) or "processed every message, no errors, no drops")  # fmt: skip
+    return verdicts
+
+
+def _expected(case):
+    req = case.args["requests"]
+    _, rep = stream_requests(req["x"])
+    return rep
+
+
+def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True):
+    """Grade the ring exercise (the grader calls this instead of run_part)."""
+    import json
+    import secrets
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from pdc.grade import grader
+
+    t0 = time.perf_counter()
+    timeout = max(timeout, MIN_TIMEOUT_S)
+    rng = np.random.default_rng(secrets.randbits(64) if seed is None else seed)
+    cases = public_cases() + (hidden_cases(rng) if hidden else [])
+    if not hidden:
+        part = _public_part(part)
+    src, why = precheck(cells, part.name)
+    if src is None:
+        return grader.PartResult(ex.key, part.name, _judge(part, cases, [None] * len(cases),
+                                 f"rejected: {why}"), time.perf_counter() - t0, why)  # fmt: skip
+    tmp = Path(tempfile.mkdtemp(prefix="pdc-grade-"))
+    try:
+        (tmp / "in").mkdir(mode=0o700)
+        out = tmp / f"out-{secrets.token_hex(8)}"
+        out.mkdir(mode=0o700)
+        specs = []
+        for k, c in enumerate(cases):
+            np.save(tmp / "in" / f"c{k}.npy", c.args["requests"], allow_pickle=False)
+            specs.append({"id": f"c{k}", "file": f"c{k}.npy"})
+        nonce = secrets.token_hex(16)
+        job = {"kind": "ring", "nonce": nonce, "kernel": part.name, "functions": {part.name: src},
+               "constants": ex.constants, "outdir": str(out), "inputs": str(tmp / "in"),
+               "cases": specs}  # fmt: skip
+        note = grader.run_child(job, tmp, timeout)
+        rejected = None
+        rej = out / "rejected.json"
+        if rej.is_file():
+            meta = json.loads(rej.read_text())
+            if meta.get("nonce") == nonce:
+                rejected = f"rejected: {str(meta.get('error'))[:400]}"
+        results = []
+        for k, c in enumerate(cases):
+            try:
+                results.append(_validate(c, f"c{k}", out, nonce))
+            except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
+                results.append(None)
+        if note and not rejected:
+            rejected = note
+        verdicts = _judge(part, cases, results, rejected if all(r is None for r in results)
+                          else None)  # fmt: skip
+        return grader.PartResult(ex.key, part.name, verdicts, time.perf_counter() - t0,
+                                 rejected or note)  # fmt: skip
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _public_part(part):
+    import dataclasses
+
+    return dataclasses.replace(part, points={k: v for k, v in part.points.items() if k != "hidden"})
+
+
+def check_ring(kdef) -> None:
+    """In-notebook check of a ring handler on the public streams (in this process)."""
+    from pdc.grade.judge import summary
+
+    part = _public_part(RING.parts[0])
+    cases = public_cases()
+    results = run_cases(kdef, [c.args["requests"] for c in cases])
+    print(summary(part, _judge(part, cases, results, None)))
+
+
+RING = exs.Exercise(
+    "06_ring",
+    "A ring-kernel actor: running statistics and anomaly flags",
+    [
+        exs.Part(
+            "detect",
+            "Welford update, z-score and anomaly flag per message",
+            ("req", "rep"),
+            public=[],
+            hidden=lambda rng: [],
+            make=None,
+            reference=None,
+            points={"public": 2, "hidden": 2, "ordering": 1, "telemetry": 1},
+            runner=runner,
+        )
+    ],
+    {"THRESHOLD": THRESHOLD, "MIN_COUNT": MIN_COUNT},
+)

@@ -1,0 +1,198 @@
+"""The instrumented simulator sees what numba's simulator lets pass (pdc.grade.sim)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pdc.grade import sim
+
+
+def _cuda():
+    # Kernels below use the name `cuda`; sim.launch rebinds it to its own stand-in.
+    import types
+
+    return types.ModuleType("cuda")
+
+
+cuda = _cuda()
+
+
+def copy_guarded(x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i]
+
+
+def copy_unguarded(x, out):
+    i = cuda.grid(1)
+    out[i] = x[i]
+
+
+def shift_left(x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i - 1]  # i = 0 reads x[-1]: NumPy would wrap to the last element
+
+
+def shared_no_sync(x, out):
+    s = cuda.shared.array(32, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    out[t] = s[31 - t]
+
+
+def shared_sync(x, out):
+    s = cuda.shared.array(32, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    cuda.syncthreads()
+    out[t] = s[31 - t]
+
+
+def divergent_barrier(x, out):
+    t = cuda.threadIdx.x
+    if t < 16:
+        cuda.syncthreads()
+    out[t] = x[t]
+
+
+def two_barriers(x, out):
+    t = cuda.threadIdx.x
+    if t % 2 == 0:
+        cuda.syncthreads()
+    else:
+        cuda.syncthreads()
+    out[t] = x[t]
+
+
+def reads_uninitialised(x, out):
+    s = cuda.shared.array(32, np.float32)
+    t = cuda.threadIdx.x
+    if t < 16:
+        s[t] = x[t]
+    cuda.syncthreads()
+    out[t] = s[t]
+
+
+def blocks_collide(x, out):
+    if cuda.threadIdx.x == 0:
+        out[0] = x[cuda.grid(1)]  # thread 0 of every block writes out[0]
+
+
+def bad_index(x, out):
+    out[0.5] = 1.0
+
+
+def atomic_count(x, out):
+    cuda.atomic.add(out, 0, 1)
+
+
+def test_guarded_kernel_is_clean():
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    rep = sim.launch(copy_guarded, 4, 32, (x, out))
+    np.testing.assert_array_equal(out, x)
+    assert rep.findings == {}
+    assert rep.loads["x"].sum() == 100 and rep.stores["out"].sum() == 100
+    assert rep.nthreads == 128 and rep.barriers == 0
+
+
+def test_out_of_bounds_is_reported_and_dropped():
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    rep = sim.launch(copy_unguarded, 4, 32, (x, out))
+    assert rep.count("oob") == 2 * 28  # 28 idle threads each read x and write out
+    assert "read x[100] outside shape (100,)" in rep.findings["oob"]["examples"][0]
+    np.testing.assert_array_equal(out, x)
+
+
+def test_negative_index_is_out_of_bounds_not_wrapped():
+    x = np.arange(1, 9, dtype=np.float32)
+    out = np.zeros_like(x)
+    rep = sim.launch(shift_left, 1, 8, (x, out))
+    assert rep.count("oob") == 1
+    assert "read x[-1]" in rep.findings["oob"]["examples"][0]
+    assert "thread (0, 0, 0)" in rep.findings["oob"]["examples"][0]
+    assert out[0] == 0  # not x[-1] == 8
+
+
+def test_missing_barrier_is_a_race_even_when_values_are_right():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros_like(x)
+    rep = sim.launch(shared_no_sync, 1, 32, (x, out))
+    assert rep.count("race") > 0
+    assert "no syncthreads() in between" in rep.findings["race"]["examples"][0]
+
+
+def test_barrier_removes_the_race():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros_like(x)
+    rep = sim.launch(shared_sync, 1, 32, (x, out))
+    np.testing.assert_array_equal(out, x[::-1])
+    assert rep.findings == {} and rep.barriers == 1
+    assert rep.shared_loads.sum() == 32 and rep.shared_stores.sum() == 32
+
+
+def test_barrier_in_a_branch_is_divergent():
+    x = np.arange(32, dtype=np.float32)
+    rep = sim.launch(divergent_barrier, 1, 32, (x, np.zeros_like(x)))
+    assert rep.count("divergence") == 1
+    assert "reached by 16 of 32 threads" in rep.findings["divergence"]["examples"][0]
+
+
+def test_threads_at_different_barriers_are_divergent():
+    x = np.arange(32, dtype=np.float32)
+    rep = sim.launch(two_barriers, 1, 32, (x, np.zeros_like(x)))
+    assert "different syncthreads() calls" in rep.findings["divergence"]["examples"][0]
+
+
+def test_uninitialised_shared_read():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros_like(x)
+    rep = sim.launch(reads_uninitialised, 1, 32, (x, out))
+    assert rep.count("uninitialized") == 16
+    assert np.isnan(out[16:]).all()
+
+
+def test_blocks_writing_one_element_race():
+    x = np.arange(64, dtype=np.float32)
+    rep = sim.launch(blocks_collide, 2, 32, (x, np.zeros(1, np.float32)))
+    assert rep.count("race") == 1
+    assert "also written by another block" in rep.findings["race"]["examples"][0]
+
+
+def test_kernel_errors_name_the_thread():
+    rep = sim.launch(bad_index, 1, 2, (np.zeros(1), np.zeros(1)))
+    assert rep.count("error") == 1
+    assert "expected an integer index" in rep.findings["error"]["examples"][0]
+
+
+def test_atomics_are_counted_not_races():
+    out = np.zeros(1, np.int64)
+    rep = sim.launch(atomic_count, 2, 32, (np.zeros(1), out))
+    assert out[0] == 64 and rep.atomics.sum() == 64 and "race" not in rep.findings
+
+
+def test_work_per_thread():
+    x = np.arange(40, dtype=np.float32)
+    rep = sim.launch(copy_guarded, 2, 32, (x, np.zeros_like(x)))
+    assert rep.work().max() == 2 and rep.work().sum() == 80
+
+
+def test_too_many_threads_per_block():
+    with pytest.raises(ValueError, match="at most 1024 threads"):
+        sim.launch(copy_guarded, 1, (64, 32), (np.zeros(1), np.zeros(1)))
+
+
+def test_numba_kernel_in_simulator_mode():
+    """A real @cuda.jit kernel (numba's simulator here) is unwrapped and run instrumented."""
+    import pdc
+    from tests import kernels_for_tests as k
+
+    kernel = pdc.numba_cuda().jit(k.add)
+    x = np.arange(50, dtype=np.float32)
+    out = np.zeros_like(x)
+    rep = sim.launch(kernel, 2, 32, (x, x, out))
+    np.testing.assert_array_equal(out, 2 * x)
+    assert rep.findings == {}

@@ -1,0 +1,81 @@
+"""Wrong and cheating submissions score below full marks, for the right reason.
+
+Each folder under tests/submissions/ holds one notebook (built by tests/submissions/build.py)
+and expect.json: the criteria that must fail, those that must pass, and a phrase the feedback
+must contain.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from pdc.grade.grader import grade
+
+HERE = Path(__file__).resolve().parent / "submissions"
+CASES = sorted(p.name for p in HERE.iterdir() if (p / "expect.json").is_file())
+TIMEOUT_S = 5.0
+
+
+def _grade(name):
+    expect = json.loads((HERE / name / "expect.json").read_text())
+    t0 = time.perf_counter()
+    # A short timeout only where a timeout is the point: a busy CI machine is slow.
+    timeout = TIMEOUT_S if name == "infinite_loop" else 60.0
+    sub = grade(
+        HERE / name, only=[expect["exercise"]], kernels=[expect["part"]], timeout=timeout, seed=11
+    )
+    (part,) = sub.parts
+    return expect, part, {v.criterion: v for v in part.verdicts}, time.perf_counter() - t0
+
+
+def test_cases_exist():
+    assert len(CASES) >= 20
+    assert sum(c.startswith("attack_") for c in CASES) >= 7
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_wrong_submission_is_caught(name):
+    expect, part, verdicts, _ = _grade(name)
+    assert part.score < part.max_score
+    for c in expect["fail"]:
+        assert not verdicts[c].passed, (c, verdicts[c].output)
+    for c in expect["passes"]:
+        assert verdicts[c].passed, (c, verdicts[c].output)
+    reasons = "\n".join(verdicts[c].output for c in expect["fail"])
+    assert expect["reason"] in reasons, reasons
+
+
+@pytest.mark.parametrize("name", [c for c in CASES if c.startswith("attack_")])
+def test_attacks_gain_nothing(name):
+    """An attack scores no more than the same notebook without the attack would."""
+    expect, part, verdicts, _ = _grade(name)
+    honest = {"attack_hidden_leak": 3.0}  # its kernel is right on every public size
+    assert part.score <= honest.get(name, 0.0)
+
+
+def test_infinite_loop_is_killed_on_time():
+    _, part, verdicts, seconds = _grade("infinite_loop")
+    assert part.score == 0
+    assert "timed out after 5 s" in verdicts["public"].output
+    assert seconds < TIMEOUT_S + 10
+
+
+def test_hidden_cases_do_not_leak_through_feedback():
+    _, part, verdicts, _ = _grade("attack_hidden_leak")
+    out = verdicts["hidden"].output
+    assert "kernel raised an exception" in out
+    # Only the case number and a category: no sizes, indices, shapes or exception text.
+    for line in out.splitlines()[1:]:
+        assert re.fullmatch(r"hidden case \d+ failed: [a-z ]+", line), line
+
+
+def test_bug_reports_name_thread_and_line():
+    _, _, verdicts, _ = _grade("conv1d_negative_index")
+    out = verdicts["bounds"].output
+    assert re.search(r"read x\[-\d+\] outside shape \(\d+,\) \(block \(0, 0, 0\) thread", out)
+    assert "conv1d line 8" in out
