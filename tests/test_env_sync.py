@@ -1,10 +1,12 @@
 """Tier 1: the pins live in constraints.txt; environment.yml and pyproject.toml agree with it."""
 
 import re
-import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
+
+tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python >= 3.11")
 
 ROOT = Path(__file__).resolve().parents[1]
 
