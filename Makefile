@@ -35,6 +35,7 @@ doctor: env
 lint: env
 	$(BIN)/ruff check pdc tests book notebooks solutions
 	$(BIN)/ruff format --check pdc tests
+	$(BIN)/mypy
 
 test-unit: env
 	$(BIN)/pytest -n 2 --dist loadgroup tests --ignore-glob='tests/test_book*'

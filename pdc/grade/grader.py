@@ -118,7 +118,7 @@ def _write_inputs(cases, folder: Path) -> list[dict]:
     specs = []
     for k, c in enumerate(cases):
         cid = f"c{k}"
-        args = []
+        args: list[dict[str, str | float]] = []
         for name, v in c.args.items():
             if isinstance(v, np.ndarray):
                 fname = f"{cid}_{name}.npy"

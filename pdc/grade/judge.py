@@ -63,6 +63,8 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
     if r.report is not None and r.report.count("error"):
         return "kernel raised an exception: " + r.report.findings["error"]["examples"][0]
     for name, exp in expected.items():
+        if r.outputs is None:  # a result without a failure always carries its outputs
+            raise TypeError(f"[judge] expected outputs for case {r.case.label}, got None")
         msg = _mismatch(r.case, name, exp, r.outputs[name], part)
         if msg:
             seen = [f"{r.report.count(k)} {k}" for k in ("oob", "race", "divergence",
@@ -171,7 +173,9 @@ def _quality(criterion, part, ran):
 def _parallel(part: Part, ran: list[CaseResult]):
     for r in sorted(ran, key=lambda r: r.case.hidden):  # public cases first: they can explain
         rep = r.report
-        worst = bound = None
+        assert rep is not None  # `ran` holds only cases that came back with a report
+        worst: int | None = None
+        bound = 0  # only read once `worst` is set
         if part.max_stores is not None:
             stores = sum(rep.stores.values())
             worst, bound = (int(stores.max()) if stores.size else 0), part.max_stores
@@ -193,6 +197,10 @@ def _parallel(part: Part, ran: list[CaseResult]):
 def _memory(part: Part, ran: list[CaseResult]):
     for r in sorted(ran, key=lambda r: r.case.hidden):
         rep = r.report
+        assert rep is not None  # `ran` holds only cases that came back with a report
+        assert rep.shared_stores is not None and rep.shared_loads is not None
+        if part.global_loads is None:
+            raise TypeError(f"[judge] expected global_loads for {part.name}'s memory, got None")
         no_shared = int(rep.shared_stores.sum()) == 0 or int(rep.shared_loads.sum()) == 0
         per_output, bound = part.global_loads(r.case, rep.loads)
         if r.case.hidden and (no_shared or per_output > bound):

@@ -127,10 +127,15 @@ def handler_from_source(src: str, name: str, constants: dict):
 
     filename = f"<ring handler {name}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    ns = {"math": math, "select": select, "__builtins__": {"abs": abs}}
+    ns: dict[str, object] = {"math": math, "select": select, "__builtins__": {"abs": abs}}
     ns.update(constants)
     exec(compile(src, filename, "exec"), ns)  # noqa: S102 - a def statement, pre-checked
-    return ring_kernel(name, request=REQUEST, reply=REPLY, queue_size=QUEUE_SIZE)(ns[name])
+    handler = ns[name]
+    if not callable(handler):
+        raise TypeError(
+            f"[grade.ring] expected {name} to be a function, got {type(handler).__name__}"
+        )
+    return ring_kernel(name, request=REQUEST, reply=REPLY, queue_size=QUEUE_SIZE)(handler)
 
 
 def child_main(job: dict, out) -> None:
@@ -165,9 +170,9 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
             tree = ast.parse(src)
         except SyntaxError:
             continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name == name:
-                found = (node, src)
+        for top in tree.body:
+            if isinstance(top, ast.FunctionDef) and top.name == name:
+                found = (top, src)
     if found is None:
         return None, f"no function named {name!r} in the notebook"
     fn, src = found
@@ -187,6 +192,7 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
         )
         if bad or isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.FunctionDef))\
                 and node is not fn:  # fmt: skip
+            assert isinstance(node, (ast.expr, ast.stmt))  # the kinds refused above carry lines
             return None, f"line {node.lineno - fn.lineno + 1}: not allowed in a ring handler"
     lines = src.splitlines()[fn.lineno - 1 : fn.end_lineno]
     return "\n".join(lines) + "\n", ""
@@ -256,7 +262,7 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
         problem = None
         if (status != 0).any():
             problem = f"handler returned error code {int(status[status != 0][0])}"
-        for f in REPLY.names:
+        for f in REPLY.names or ():  # a structured dtype: names is never None
             if problem:
                 break
             ok = np.isclose(got[f], want[f], rtol=1e-9, atol=1e-9)
@@ -370,6 +376,13 @@ def check_ring(kdef) -> None:
     print(summary(part, _judge(part, cases, results, None)))
 
 
+def _cases_come_from_runner(*_args):
+    """The ring part makes its own cases and checks them in ``runner``; nothing calls this."""
+    raise TypeError(
+        "[grade.ring] expected the ring part to be graded by its runner, got a case call"
+    )
+
+
 RING = exs.Exercise(
     "06_ring",
     "A ring-kernel actor: running statistics and anomaly flags",
@@ -380,8 +393,8 @@ RING = exs.Exercise(
             ("req", "rep"),
             public=[],
             hidden=lambda rng: [],
-            make=None,
-            reference=None,
+            make=_cases_come_from_runner,
+            reference=_cases_come_from_runner,
             points={"public": 2, "hidden": 2, "ordering": 1, "telemetry": 1},
             runner=runner,
         )

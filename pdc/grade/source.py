@@ -231,7 +231,7 @@ def sandbox_globals(constants: dict) -> dict:
     dtypes = {n: getattr(np, n) for n in DTYPE_NAMES if hasattr(np, n)}
     dtypes["boolean"] = np.bool_
     ns = types.SimpleNamespace(**dtypes)
-    g = {"__builtins__": {n: getattr(builtins, n) for n in ALLOWED_BUILTINS}}
+    g: dict[str, object] = {"__builtins__": {n: getattr(builtins, n) for n in ALLOWED_BUILTINS}}
     g.update(dtypes)
     g.update(math=math, np=ns, numpy=ns, numba=ns, cuda=types.ModuleType("cuda"))
     g.update(constants)

@@ -168,8 +168,8 @@ class CudaEngine(Engine):
     def _build(self) -> Any:
         ck, opt = self._ck, self.options
         max_sleep_ns = int(opt.max_sleep * 1e9)
-        key = (self.handler.function, self.handler.request, self.handler.reply)
-        key += (opt.burst, opt.spin, max_sleep_ns)
+        spec = self.handler
+        key = (spec.function, spec.request, spec.reply, opt.burst, opt.spin, max_sleep_ns)
         if not self._sim and key in _KERNELS:  # compiled once per handler and options
             kernel, self.idle_passes = _KERNELS[key]
             return kernel
@@ -289,7 +289,10 @@ def _nonblocking_stream(cuda: Any) -> Any:
 
     ctx = cuda.current_context()
     handle = drv.driver.cuStreamCreate(binding.CUstream_flags.CU_STREAM_NON_BLOCKING.value)
-    return drv.Stream(handle, finalizer=drv._stream_finalizer(ctx.deallocations, handle))
+    # mypy reads numba's legacy numba.cuda (Stream(context, handle, finalizer)); at run time
+    # numba-cuda's Stream(handle, finalizer=None) is used, as in its Context.create_stream.
+    finalizer = drv._stream_finalizer(ctx.deallocations, handle)
+    return drv.Stream(handle, finalizer=finalizer)  # type: ignore[call-arg]
 
 
 # -- the baseline for `pdc bench ring`: one kernel launch per message ---------------------

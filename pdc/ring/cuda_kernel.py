@@ -65,9 +65,11 @@ def gpu_primitives() -> tuple[Any, Any]:
     """The ``(load, store)`` device functions for a real GPU (built once, on first use)."""
     if not _GPU:
         jit = _jit()
+        # numba.cuda.cgutils is numba-cuda's (imported at run time); mypy reads the older
+        # numba.cuda bundled with numba, which has no cgutils.
         from llvmlite import ir
         from numba import types
-        from numba.cuda import cgutils
+        from numba.cuda import cgutils  # type: ignore[attr-defined]
         from numba.cuda.extending import intrinsic
 
         def pointer(context, builder, aryty, ary, idx, idxty):
@@ -216,8 +218,11 @@ def build_kernel(
     return ring_kernel, idle_passes
 
 
-def build_single(handler: Any) -> Callable:
-    """A kernel that runs ``handler`` once on record 0: ``kernel[1, 1](req, rep, code)``."""
+def build_single(handler: Any) -> Any:
+    """A kernel that runs ``handler`` once on record 0: ``kernel[1, 1](req, rep, code)``.
+
+    Returns a numba CUDA dispatcher: indexed with a launch configuration, then called.
+    """
 
     @_jit()
     def handle_once(req, rep, code):

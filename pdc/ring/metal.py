@@ -41,7 +41,7 @@ float32 there (MLX's CPU device keeps float64).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -175,8 +175,9 @@ class MetalEngine(Engine):
         self._thread: threading.Thread | None = None
         self._wake = threading.Event()
         self._fence = host_fence()
-        self._req_names = tuple(handler.request.names)
-        self._rep_names = tuple(handler.reply.names)
+        # Ring dtypes are structured (the protocol checks), so names is never None.
+        self._req_names: tuple[str, ...] = handler.request.names or ()
+        self._rep_names: tuple[str, ...] = handler.reply.names or ()
         self._columns = self._column_readers()
         self.zero_copy_fields = [n for n, (zc, _) in self._columns.items() if zc]
         self.compiled = bool(options.extra.get("compile", True))
@@ -196,7 +197,9 @@ class MetalEngine(Engine):
                 buf = mx.zeros((max(nbytes, 1),), dtype=mx.uint8)
                 mx.eval(buf)
             # The view keeps ``buf`` alive (view -> memoryview -> buf).
-            return np.asarray(memoryview(buf))[:nbytes].view(dt).reshape(shape)
+            # mx.array exports the C buffer protocol, but its stubs declare no __buffer__.
+            view = memoryview(buf)  # type: ignore[arg-type]
+            return np.asarray(view)[:nbytes].view(dt).reshape(shape)
 
         return alloc
 
@@ -217,8 +220,9 @@ class MetalEngine(Engine):
         cap = slots.shape[1]
         size = slots.dtype.itemsize
         out: dict[str, tuple[bool, Callable[[int, int, int], Any]]] = {}
+        fields: Mapping[str, Any] = slots.dtype.fields or {}  # structured: never None
         for name in self._req_names:
-            fdt, offset = slots.dtype.fields[name][:2]
+            fdt, offset = fields[name][:2]
             mdt = _mx_dtype(mx, fdt, self._gpu)
             cast = mdt != _mx_dtype(mx, fdt)  # float64 on the Metal GPU, which has none
             aligned = offset % fdt.itemsize == 0 and size % fdt.itemsize == 0
@@ -226,19 +230,19 @@ class MetalEngine(Engine):
                 words = size // fdt.itemsize
                 col = offset // fdt.itemsize
 
-                def read(lane, start, n, mdt=mdt, words=words, col=col):
+                def read_view(lane, start, n, mdt=mdt, words=words, col=col):
                     r0 = lane * cap + start
                     return buf.view(mdt).reshape(rows, words)[r0 : r0 + n, col]
 
-                out[name] = (True, read)
+                out[name] = (True, read_view)
             else:
                 field = slots[name]
 
-                def read(lane, start, n, field=field, mdt=mdt):
+                def read_copy(lane, start, n, field=field, mdt=mdt):
                     v = np.ascontiguousarray(field[lane, start : start + n])
                     return mx.array(v, dtype=mdt)  # (float64 would become float32 by default)
 
-                out[name] = (False, read)
+                out[name] = (False, read_copy)
         return out
 
     def _batch_function(self) -> Callable:
@@ -264,7 +268,7 @@ class MetalEngine(Engine):
         Handlers have no ``if``, so every call assigns the same fields.
         """
         mx = self._mx
-        fields = self.handler.request.fields
+        fields: Mapping[str, Any] = self.handler.request.fields or {}  # structured: never None
         req = SimpleNamespace(
             **{
                 n: mx.zeros((1,), dtype=_mx_dtype(mx, fields[n][0], self._gpu))
