@@ -98,5 +98,8 @@ def test_missing_size_is_a_clear_error():
 def test_buffer_from_another_backend_is_named():
     add = pdc.kernel(block=32, backend="cuda")(k.add)
     buf = pdc.UnifiedBuffer((4,), np.float32, backend="metal")
-    with pytest.raises(ValueError, match=r"\[add\] expected argument 1 on backend 'cuda'.*got a UnifiedBuffer on 'metal'"):
+    with pytest.raises(
+        ValueError,
+        match=r"\[add\] expected argument 1 on backend 'cuda'.*got a UnifiedBuffer on 'metal'",
+    ):
         add(np.ones(4, np.float32), buf, np.ones(4, np.float32))
