@@ -35,7 +35,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from pdc.ring.engine import Engine, EngineOptions
+from pdc.ring.engine import Engine, EngineOptions, join_worker
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import S_TERMINATED, STATE, TERMINATE, Rings, make_serve
 
@@ -296,8 +296,4 @@ class CpuEngine(Engine):
             self._wake.set()
 
     def _join(self, timeout: float | None) -> bool:
-        if self._thread is None:
-            return True
-        self._wake.set()
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        return join_worker(self._thread, self._wake, timeout)

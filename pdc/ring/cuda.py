@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from pdc.ring.engine import Engine, EngineOptions
+from pdc.ring.engine import Engine, EngineOptions, join_worker
 from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec
 from pdc.ring.protocol import S_TERMINATED, STATE, Rings
 
@@ -235,11 +235,7 @@ class CudaEngine(Engine):
 
     def _join(self, timeout: float | None) -> bool:
         if self._sim:
-            if self._thread is None:
-                return True
-            self._wake.set()
-            self._thread.join(timeout)
-            return not self._thread.is_alive()
+            return join_worker(self._thread, self._wake, timeout)
         if self._finished or self._done is None:
             return True
         deadline = None if timeout is None else time.monotonic() + timeout

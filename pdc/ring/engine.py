@@ -140,6 +140,19 @@ class Engine(ABC):
         """Wait up to ``timeout`` seconds for the loop to stop; True when it has."""
 
 
+def join_worker(thread: Any, wake: Any, timeout: float | None) -> bool:
+    """Wake a host worker thread and wait up to ``timeout`` s for it; True when it has ended.
+
+    Shared by the engines whose loop runs on a host thread: the CPU loop, the MLX
+    dispatcher and a simulated CUDA kernel. ``thread`` is None when nothing was started.
+    """
+    if thread is None:
+        return True
+    wake.set()
+    thread.join(timeout)
+    return not thread.is_alive()
+
+
 def engine_class(backend: str) -> type[Engine]:
     """Import and return the engine class of ``backend`` ("cpu", "cuda" or "metal").
 

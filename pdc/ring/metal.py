@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from pdc.ring.engine import Engine, EngineOptions
+from pdc.ring.engine import Engine, EngineOptions, join_worker
 from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec, MlxMath
 from pdc.ring.protocol import (
     ACTIVE,
@@ -401,8 +401,4 @@ class MetalEngine(Engine):
         self._wake.set()
 
     def _join(self, timeout: float | None) -> bool:
-        if self._thread is None:
-            return True
-        self._wake.set()
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        return join_worker(self._thread, self._wake, timeout)
