@@ -142,7 +142,7 @@ def test_gpu_path_runs_on_numba_simulator(monkeypatch):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    cells = grader.source.notebook_cells(root / "solutions" / "04_matmul.ipynb")
+    cells = grader.source.notebook_cells(root / "solutions" / "03_matmul.ipynb")
     ex, part = exs.find_part("matmul_tiled")
     res = grader.run_part(ex, part, cells, seed=0, gpu=True, hidden=False, timeout=120)
     assert res.score == res.max_score, [v.output for v in res.verdicts]

@@ -19,7 +19,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     ap.add_argument("-e", "--exercise", action="append", metavar="KEY",
-                    help="grade only this exercise (repeatable), e.g. 04_matmul")  # fmt: skip
+                    help="grade only this exercise (repeatable), e.g. 03_matmul")  # fmt: skip
     ap.add_argument("--json", type=Path, metavar="FILE",
                     help="write Gradescope results.json (one submission)")  # fmt: skip
     ap.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML (one submission)")

@@ -247,7 +247,7 @@ def _blur_loads(case, loads):
 
 
 CONV2D = Exercise(
-    "03_conv2d",
+    "04_conv2d",
     "2-D convolution (image blur)",
     [
         Part(
@@ -311,7 +311,7 @@ def _matmul_loads(case, loads):
 
 
 MATMUL = Exercise(
-    "04_matmul",
+    "03_matmul",
     "Matrix multiplication",
     [
         Part(
@@ -393,7 +393,7 @@ ALL_KEYS = (*KERNEL_EXERCISES, "06_ring")
 
 
 def exercise(key: str) -> Exercise:
-    """The exercise with this key (e.g. "04_matmul")."""
+    """The exercise with this key (e.g. "03_matmul")."""
     if key in KERNEL_EXERCISES:
         return KERNEL_EXERCISES[key]
     if key == "06_ring":

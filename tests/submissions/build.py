@@ -88,7 +88,7 @@ def conv1d(x, w, out):
 """,
     ),
     "blur_zero_border": dict(
-        exercise="03_conv2d",
+        exercise="04_conv2d",
         part="blur2d",
         fail=["public", "hidden"],
         passes=[],
@@ -110,7 +110,7 @@ def blur2d(img, w, out):
 """,
     ),
     "blur_tiled_no_sync": dict(
-        exercise="03_conv2d",
+        exercise="04_conv2d",
         part="blur2d_tiled",
         fail=["sync"],
         passes=[],
@@ -139,7 +139,7 @@ def blur2d_tiled(img, w, out):
 """,
     ),
     "blur_tiled_global_reads": dict(
-        exercise="03_conv2d",
+        exercise="04_conv2d",
         part="blur2d_tiled",
         fail=["memory"],
         passes=["public", "hidden", "bounds", "sync"],
@@ -163,7 +163,7 @@ def blur2d_tiled(img, w, out):
 """,
     ),
     "matmul_tiled_no_shared": dict(
-        exercise="04_matmul",
+        exercise="03_matmul",
         part="matmul_tiled",
         fail=["memory"],
         passes=["public", "hidden", "bounds"],
@@ -180,7 +180,7 @@ def matmul_tiled(A, B, C):
 """,
     ),
     "matmul_tiled_missing_sync": dict(
-        exercise="04_matmul",
+        exercise="03_matmul",
         part="matmul_tiled",
         fail=["sync"],
         passes=[],
