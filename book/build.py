@@ -10,9 +10,10 @@ Steps:
    the site needs in book/_mathjax/site/mathjax/, which Sphinx copies to the site root.
 2. Generate the git-ignored source folders from the files they present:
    chapters/ (notebooks/NN_*.ipynb, committed outputs, with a note on how to run each one),
-   exercises/ (student versions from exercises/), api/ (one autodoc page per pdc module) and
-   _generated/ (fragments included by committed pages: the instructor notes, the classroom
-   workflow).
+   exercises/ (student versions from exercises/, see nbcopy.py) and _generated/ (fragments
+   included by committed pages: the instructor notes, the classroom workflow, the GPU
+   reference reports of book/reference/, see gpureport.py). Sphinx's autosummary writes api/
+   (one page per pdc module) during the build.
 3. Run ``jupyter-book build --all -W -n --keep-going``: every warning, including a broken
    internal reference, fails the build. Notebooks are not executed.
 4. Check that no page loads a script, stylesheet or font from the network, then record a
@@ -34,9 +35,15 @@ import time
 from pathlib import Path
 
 BOOK = Path(__file__).resolve().parent
+sys.path.insert(0, str(BOOK))
+import gpureport  # noqa: E402 - modules beside this script, importable once BOOK is on sys.path
+import nbcopy  # noqa: E402
+
 ROOT = BOOK.parent
 HTML = BOOK / "_build" / "html"
 STAMP = BOOK / "_build" / "inputs.sha256"
+# Committed GPU reference reports (report.json files of `make gpu-report`).
+REFERENCE = BOOK / "reference"
 
 MATHJAX_NPM = BOOK / "_mathjax"
 MATHJAX_SITE = MATHJAX_NPM / "site" / "mathjax"
@@ -113,50 +120,6 @@ def exercise_notebooks() -> list[Path]:
     return sorted(SOURCES["exercises"].glob(NOTEBOOK_GLOB))
 
 
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-WIDGET_NOTE = (
-    "*(An interactive widget appears here when the notebook runs in JupyterLab: `make lab`.)*"
-)
-
-
-def _note_cell(text: str):
-    import nbformat
-
-    cell = nbformat.v4.new_markdown_cell(text)
-    cell.metadata["tags"] = ["book-note"]
-    return cell
-
-
-def _copy_notebook(src: Path, dest: Path, note: str) -> None:
-    """Copy a notebook with its outputs, inserting a note right after its title."""
-    import nbformat
-
-    nb = nbformat.read(src, as_version=4)
-    at = 0
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown" and re.search(r"^# ", cell.source, re.M):
-            # Split the title line from the rest so the note sits directly under it.
-            head, _, rest = cell.source.partition("\n")
-            if head.startswith("# ") and rest.strip():
-                cell.source = head
-                nb.cells.insert(i + 1, nbformat.v4.new_markdown_cell(rest.lstrip("\n")))
-            at = i + 1
-            break
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            if WIDGET_MIME in out.get("data", {}):
-                # A widget needs a live kernel; the static page says where it works instead.
-                out["data"] = {"text/markdown": WIDGET_NOTE, "text/plain": WIDGET_NOTE}
-    note_cell = _note_cell(note)
-    # nbformat >= 5.1 wants cell ids; give the note a stable one.
-    note_cell["id"] = "book-note"
-    nb.cells.insert(at, note_cell)
-    for cell in nb.cells:
-        if "id" not in cell:
-            cell["id"] = hashlib.sha1(cell.source.encode()).hexdigest()[:8]
-    nbformat.write(nb, dest)
-
-
 def _chapter_note(rel: str) -> str:
     return (
         ":::{admonition} Run this chapter yourself\n"
@@ -190,14 +153,18 @@ def generate_pages() -> None:
     if not chapters:
         raise SystemExit(f"[book] expected chapter notebooks notebooks/{NOTEBOOK_GLOB}, got none")
     for src in chapters:
-        _copy_notebook(src, BOOK / "chapters" / src.name, _chapter_note(f"notebooks/{src.name}"))
+        nbcopy.copy_notebook(
+            src, BOOK / "chapters" / src.name, _chapter_note(f"notebooks/{src.name}")
+        )
     for asset in SOURCES["notebooks"].rglob("*"):
         if asset.suffix.lower() in ASSET_SUFFIXES and ".ipynb_checkpoints" not in asset.parts:
             dest = BOOK / "chapters" / asset.relative_to(SOURCES["notebooks"])
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(asset, dest)
     for src in exercises:
-        _copy_notebook(src, BOOK / "exercises" / src.name, _exercise_note(f"exercises/{src.name}"))
+        nbcopy.copy_notebook(
+            src, BOOK / "exercises" / src.name, _exercise_note(f"exercises/{src.name}")
+        )
     log(f"{len(chapters)} chapters, {len(exercises)} exercises")
 
     gen = BOOK / "_generated"
@@ -223,124 +190,11 @@ def generate_pages() -> None:
             "The workflow file `solutions/classroom/github-classroom.yml` is not in this copy "
             "of the course.\n"
         )
-    generate_api()
-
-
-def _public_modules() -> list[str]:
-    import pkgutil
-
-    import pdc
-
-    names = ["pdc"]
-    for info in pkgutil.walk_packages(pdc.__path__, "pdc."):
-        parts = info.name.split(".")
-        if any(p.startswith("_") for p in parts):
-            continue  # private modules and __main__
-        names.append(info.name)
-    return sorted(names)
-
-
-def _documented_members(module) -> dict[str, object]:
-    """The members autodoc's ``:members:`` documents for a module (public names only)."""
-    names = getattr(module, "__all__", None)
-    out = {}
-    if names is None:
-        for name, obj in vars(module).items():
-            if not name.startswith("_") and getattr(obj, "__module__", None) == module.__name__:
-                out[name] = obj
-        return out
-    # autodoc finds members with dir(); names a module provides lazily (PEP 562 __getattr__)
-    # are only documented when listed explicitly, which the pdc page does.
-    visible = set(dir(module))
-    for name in names:
-        if name.startswith("_") or (module.__name__ != "pdc" and name not in visible):
-            continue
-        try:
-            out[name] = getattr(module, name)
-        except Exception as exc:  # noqa: BLE001 - autodoc reports it again while building
-            log(f"{module.__name__}.{name} is in __all__ but does not import: {exc!r}")
-    return out
-
-
-def generate_api() -> None:
-    """One page per public pdc module, rendered by autodoc from the docstrings.
-
-    Every object is documented once, under its shortest public name: what ``import pdc``
-    exports is on the ``pdc`` page, and a module that defines or re-exports it links there.
-    """
-    import importlib
-
-    sys.path.insert(0, str(ROOT))
-    try:
-        modules = _public_modules()
-        members = {m: _documented_members(importlib.import_module(m)) for m in modules}
-    finally:
-        sys.path.remove(str(ROOT))
-
-    import inspect
-
-    home: dict[int, str] = {}  # id(object) -> the public name it is documented under
-    skipped: dict[str, dict[str, str]] = {}
-    for mod in sorted(modules, key=lambda m: (m.count("."), m)):
-        for name, obj in members[mod].items():
-            if inspect.ismodule(obj) or f"{mod}.{name}" in modules:
-                # A submodule has its own page. (A function named like a submodule is
-                # replaced by that module as soon as the module is imported, so the page
-                # documents the module.)
-                skipped.setdefault(mod, {})[name] = f"{mod}.{name}"
-                continue
-            # Only classes and functions have one identity worth linking to (and a docstring
-            # that makes autodoc document them); constants are documented where they stand.
-            if not (inspect.isclass(obj) or inspect.isroutine(obj)) or not obj.__doc__:
-                continue
-            if id(obj) in home:
-                skipped.setdefault(mod, {})[name] = home[id(obj)]
-            else:
-                home[id(obj)] = f"{mod}.{name}"
-
-    index = [
-        "# API reference",
-        "",
-        "The `pdc` package is the course's runtime: buffers that track which side holds the "
-        "newest data, a memory pool, kernel launches with explicit geometry, and backends for "
-        "CUDA, Apple Metal (through MLX) and the CPU. This reference is generated from the "
-        "docstrings. The names below are what `import pdc` gives you; the pages that follow "
-        "document each module.",
-        "",
-    ]
-    for mod in modules:
-        lines = [] if mod == "pdc" else [f"# `{mod}`", ""]
-        lines += ["```{eval-rst}", f".. automodule:: {mod}"]
-        lazy = []
-        if mod == "pdc":
-            # autodoc lists a module's members with dir(); names pdc provides lazily through
-            # its module __getattr__ are documented one by one after the others.
-            module = sys.modules["pdc"]
-            eager = [n for n in members[mod] if n in dir(module)]
-            lazy = [n for n in members[mod] if n not in eager]
-            lines.append(f"   :members: {', '.join(eager)}")
-        else:
-            lines.append("   :members:")
-        excluded = sorted(skipped.get(mod, {}))
-        if excluded:
-            lines.append(f"   :exclude-members: {', '.join(excluded)}")
-        for name in lazy:
-            obj = members[mod][name]
-            kind = "class" if inspect.isclass(obj) else "function" if callable(obj) else "data"
-            lines += ["", f".. auto{kind}:: pdc.{name}"]
-            if kind == "class":
-                lines.append("   :members:")
-        lines.append("```")
-        if skipped.get(mod):
-            refs = ", ".join(
-                f"{{py:{'mod' if target in modules else 'obj'}}}`{name} <{target}>`"
-                for name, target in sorted(skipped[mod].items())
-            )
-            lines += ["", f"Also importable from here, documented on their own pages: {refs}."]
-        if mod == "pdc":
-            (BOOK / "api" / "index.md").write_text("\n".join(index + lines) + "\n")
-        else:
-            (BOOK / "api" / f"{mod}.md").write_text("\n".join(lines) + "\n")
+    reports = sorted(REFERENCE.glob("*.json"))
+    (gen / "gpu_reference.md").write_text(
+        gpureport.render(reports, gen / "gpu_reference", "_generated/gpu_reference")
+    )
+    log(f"{len(reports)} GPU reference reports")
 
 
 # ----------------------------------------------------------------------------- checks
@@ -446,7 +300,9 @@ def is_fresh() -> bool:
 def jupyter_book_command(source: Path) -> tuple[list[str], dict[str, str]]:
     """The strict jupyter-book build of `source` (warnings and broken links fail), and its env."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    # The course package for autodoc, and the book's own Sphinx extension (book/_ext).
+    paths = [str(ROOT), str(BOOK / "_ext"), env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
     # Importing modules for autodoc must never need a GPU.
     env.setdefault("NUMBA_ENABLE_CUDASIM", "1")
     runner = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"

@@ -5,6 +5,12 @@ implementation: the occupancy rules of an NVIDIA streaming multiprocessor (SM), 
 sectors one warp touches, a timing function that warms up and synchronises, and the crossover
 point of two measured timing curves.
 
+Timing has one entry point, :func:`measure`, which every chapter uses: it warms up, times each
+call with CUDA events on a real NVIDIA GPU (``perf_counter`` plus a synchronise elsewhere), and
+reports the median with its spread. :func:`evidence` records a measurement next to a baseline
+measured in the same run (for example a memory copy of the same bytes), so that a committed
+number that is implausible against its baseline is caught by ``tests/test_notebook_evidence.py``.
+
 Reference limits (compute capability 9.0, NVIDIA H100 SXM5) come from:
 
 * NVIDIA CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"
@@ -19,24 +25,33 @@ Reference limits (compute capability 9.0, NVIDIA H100 SXM5) come from:
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "EVIDENCE_MIME",
     "H100_SXM",
     "Occupancy",
     "SMLimits",
+    "Timing",
     "bench",
     "crossover",
     "device_limits",
+    "evidence",
+    "evidence_problems",
+    "measure",
     "median_ms",
     "occupancy",
     "sectors_touched",
+    "setup_torch",
     "warp_addresses",
 ]
 
@@ -393,3 +408,278 @@ def crossover(sizes: Sequence[float], t_a: Sequence[float], t_b: Sequence[float]
 def median_ms(samples: Sequence[float]) -> float:
     """Median of timing samples in seconds, converted to milliseconds."""
     return statistics.median(samples) * 1e3
+
+
+def format_seconds(seconds: float) -> str:
+    """A duration with a unit chosen so the number reads between 1 and 1000 (``"12.3 µs"``)."""
+    value, unit = _scaled(seconds)
+    return f"{value:.3g} {unit}"
+
+
+def _scaled(seconds: float, unit: str | None = None) -> tuple[float, str]:
+    scales = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
+    if unit is None:
+        unit = next((u for u, f in scales.items() if abs(seconds) >= f), "ns")
+    return seconds / scales[unit], unit
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Per-call times of one measured function, as returned by :func:`measure`.
+
+    Attributes:
+        samples: Per-call times in seconds, one per timed repetition.
+        device: The device the work ran on (``"cpu"``, ``"cuda"``, ``"mps"``, ``"mlx"``).
+        clock: How time was taken: ``"cuda events"`` or ``"perf_counter"``.
+    """
+
+    samples: tuple[float, ...]
+    device: str = "cpu"
+    clock: str = "perf_counter"
+
+    @property
+    def median_s(self) -> float:
+        """Median per-call time in seconds: robust to the odd slow run."""
+        return float(np.median(self.samples))
+
+    @property
+    def p10_s(self) -> float:
+        """10th percentile in seconds (close to the best case)."""
+        return float(np.percentile(self.samples, 10))
+
+    @property
+    def p90_s(self) -> float:
+        """90th percentile in seconds (how bad a typical slow run is)."""
+        return float(np.percentile(self.samples, 90))
+
+    def __str__(self) -> str:
+        median, unit = _scaled(self.median_s)
+        p10, _ = _scaled(self.p10_s, unit)
+        p90, _ = _scaled(self.p90_s, unit)
+        return f"{median:.3g} {unit} (p10 {p10:.3g}, p90 {p90:.3g}, n={len(self.samples)})"
+
+
+def _torch_device_sync(device: str) -> Callable[[], object] | None:
+    if device == "mps":
+        import torch
+
+        return torch.mps.synchronize
+    if device == "mlx":
+        import mlx.core as mx
+
+        return mx.synchronize
+    return None
+
+
+def measure(
+    fn: Callable[..., object],
+    *args: object,
+    repeat: int = 20,
+    warmup: int = 2,
+    number: int = 1,
+    device: str = "cpu",
+    sync: Callable[[], object] | None = None,
+) -> Timing:
+    """Time ``fn(*args)``: warm up, then take ``repeat`` samples and keep them all.
+
+    On a real NVIDIA GPU (``device="cuda"`` and ``pdc.has_gpu()``) each sample is taken with
+    CUDA events recorded on the default stream, which time the GPU work itself rather than
+    the host's wait for it. Everywhere else a sample is ``time.perf_counter`` around the
+    calls and a synchronise (``sync``, or the device's own for ``"mps"`` and ``"mlx"``), so
+    asynchronous work is counted. On numba's CUDA simulator a kernel runs on the CPU, so it
+    is timed like any Python call.
+
+    Args:
+        fn: The work to time; called as ``fn(*args)``.
+        *args: Positional arguments for ``fn``.
+        repeat: Number of timed samples.
+        warmup: Untimed calls first (JIT compilation, caches, lazy allocation).
+        number: Calls of ``fn`` per sample; each sample is divided by it, so a
+            microsecond operation can be timed above the clock's resolution.
+        device: Where the work runs: ``"cpu"``, ``"cuda"``, ``"mps"`` or ``"mlx"``.
+        sync: Called after the calls of each sample before the clock stops; overrides the
+            device's own synchronise.
+
+    Returns:
+        A :class:`Timing` with the per-call samples, median and percentiles.
+
+    Raises:
+        ValueError: If ``repeat`` or ``number`` is below 1, ``warmup`` is negative, or the
+            device is unknown.
+    """
+    if repeat < 1 or number < 1 or warmup < 0:
+        raise ValueError(
+            f"[measure] expected repeat >= 1, number >= 1, warmup >= 0, "
+            f"got {repeat}, {number}, {warmup}"
+        )
+    if device not in ("cpu", "cuda", "mps", "mlx"):
+        raise ValueError(f"[measure] expected device cpu, cuda, mps or mlx, got {device!r}")
+    sync = sync or _torch_device_sync(device)
+    for _ in range(warmup):
+        fn(*args)
+    if sync is not None:
+        sync()
+    if device == "cuda":
+        import pdc
+
+        if pdc.has_gpu():
+            return _measure_cuda_events(fn, args, repeat, number, pdc.numba_cuda())
+        sync = sync or pdc.numba_cuda().synchronize
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn(*args)
+        if sync is not None:
+            sync()
+        samples.append((time.perf_counter() - start) / number)
+    return Timing(tuple(samples), device=device, clock="perf_counter")
+
+
+def _measure_cuda_events(
+    fn: Callable[..., object], args: tuple[object, ...], repeat: int, number: int, cuda: Any
+) -> Timing:
+    # Events on the legacy default stream order against numba kernels and against PyTorch's
+    # default stream alike, so one pair brackets work from either library.
+    samples = []
+    for _ in range(repeat):
+        start, end = cuda.event(), cuda.event()
+        start.record()
+        for _ in range(number):
+            fn(*args)
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) * 1e-3 / number)  # milliseconds -> seconds
+    return Timing(tuple(samples), device="cuda", clock="cuda events")
+
+
+def setup_torch(max_threads: int = 4) -> int:
+    """Give PyTorch a CPU thread pool that a busy machine cannot collapse.
+
+    PyTorch starts one intra-op thread per core. When other processes hold those cores, a
+    small operation waits for every thread of the pool to be scheduled and a microsecond
+    kernel can take milliseconds. A few threads, never more than the cores, keeps timings
+    honest.
+
+    Args:
+        max_threads: Upper bound on intra-op threads.
+
+    Returns:
+        The number of intra-op threads now set (0 when PyTorch is not installed).
+    """
+    try:
+        import torch
+    except ImportError:
+        return 0
+    threads = max(1, min(max_threads, os.cpu_count() or 1))
+    torch.set_num_threads(threads)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # only settable before the first parallel operation
+        pass
+    return threads
+
+
+EVIDENCE_MIME = "application/vnd.pdc.evidence+json"
+
+
+def evidence_problems(record: dict) -> list[str]:
+    """Why a recorded measurement is implausible against its baseline ([] if it is not).
+
+    A record claims that ``seconds`` (the measured work) lies within
+    ``[min_ratio * baseline_seconds, max_ratio * baseline_seconds + slack_s]``. The bounds are
+    kept loose (``max_ratio`` at most 100, ``slack_s`` at most 1 ms) so that only broken
+    measurements fail, such as a 65k-element SAXPY taking 24 ms where a copy of its bytes
+    takes microseconds.
+
+    Args:
+        record: A dict as written by :func:`evidence`.
+
+    Returns:
+        Human-readable problems; empty when the record is plausible.
+    """
+    name = record.get("name", "?")
+    problems = []
+    for key in ("seconds", "baseline_seconds", "max_ratio", "slack_s"):
+        if not isinstance(record.get(key), (int, float)) or record[key] < 0:
+            problems.append(f"{name}: field {key!r} must be a non-negative number")
+    if problems:
+        return problems
+    if record["max_ratio"] > 100 or record["slack_s"] > 1e-3:
+        problems.append(
+            f"{name}: bound too loose to check anything (max_ratio {record['max_ratio']} > 100 "
+            f"or slack {format_seconds(record['slack_s'])} > 1 ms)"
+        )
+    seconds, base = record["seconds"], record["baseline_seconds"]
+    upper = record["max_ratio"] * base + record["slack_s"]
+    if seconds > upper:
+        problems.append(
+            f"{name}: {format_seconds(seconds)} is implausibly slow against "
+            f"{record.get('baseline', 'the baseline')} ({format_seconds(base)}): more than "
+            f"{record['max_ratio']}x + {format_seconds(record['slack_s'])} = "
+            f"{format_seconds(upper)}"
+        )
+    min_ratio = record.get("min_ratio")
+    if isinstance(min_ratio, (int, float)) and seconds < min_ratio * base:
+        problems.append(
+            f"{name}: {format_seconds(seconds)} is implausibly fast against "
+            f"{record.get('baseline', 'the baseline')} ({format_seconds(base)}): less than "
+            f"{min_ratio}x (was the work synchronised?)"
+        )
+    return problems
+
+
+def evidence(
+    name: str,
+    measured: Timing | float,
+    baseline: Timing | float,
+    *,
+    baseline_name: str,
+    max_ratio: float,
+    slack_s: float = 0.0,
+    min_ratio: float | None = None,
+    display: bool = True,
+) -> dict:
+    """Record a measurement beside a baseline from the same run, and say if it is plausible.
+
+    The record is shown as one line of text and stored in the cell's output under the MIME
+    type :data:`EVIDENCE_MIME`, where ``tests/test_notebook_evidence.py`` finds it in the
+    committed notebook and applies :func:`evidence_problems` again.
+
+    Args:
+        name: Unique name, ``"chNN.what"``.
+        measured: The measured work, a :class:`Timing` (its median is used) or seconds.
+        baseline: The reference measured in the same run, e.g. a copy of the same bytes.
+        baseline_name: What the baseline is, in words.
+        max_ratio: ``measured`` may be at most this many times the baseline ...
+        slack_s: ... plus this many seconds (fixed call overheads).
+        min_ratio: Optional lower bound; faster than this means the work was not waited for.
+        display: Show the record in the notebook (``False`` only returns it).
+
+    Returns:
+        The record.
+    """
+    record = {
+        "name": name,
+        "seconds": measured.median_s if isinstance(measured, Timing) else float(measured),
+        "baseline": baseline_name,
+        "baseline_seconds": baseline.median_s if isinstance(baseline, Timing) else float(baseline),
+        "max_ratio": max_ratio,
+        "slack_s": slack_s,
+        "min_ratio": min_ratio,
+    }
+    problems = evidence_problems(record)
+    ratio = record["seconds"] / record["baseline_seconds"] if record["baseline_seconds"] else 0.0
+    verdict = "; ".join(problems) if problems else "plausible"
+    text = (
+        f"check {name}: {format_seconds(record['seconds'])} = {ratio:.3g}x {baseline_name} "
+        f"({format_seconds(record['baseline_seconds'])}): {verdict}"
+    )
+    if display:
+        try:
+            from IPython.display import display as show
+        except ImportError:
+            print(text)
+        else:
+            show({"text/plain": text, EVIDENCE_MIME: json.loads(json.dumps(record))}, raw=True)
+    return record

@@ -35,6 +35,10 @@ def device_summary() -> str:
 
 
 def __getattr__(name: str) -> Any:
+    if name == "resources":  # compiles in a child process; imports no GPU library here
+        from .ptx.resources import resources
+
+        return resources
     if name in _RING_NAMES:
         from . import ring
 
@@ -43,7 +47,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _RING_NAMES)
+    return sorted(set(globals()) | _RING_NAMES | {"resources"})
 
 
 __all__ = [
@@ -65,5 +69,6 @@ __all__ = [
     "has_gpu",
     "kernel",
     "numba_cuda",
+    "resources",
     "ring_kernel",
 ]

@@ -14,6 +14,7 @@ COMMANDS = {
     "bench": ("pdc.ring.bench", "benchmarks: `pdc bench ring` measures ring-kernel latency"),
     "grade": ("pdc.grade.cli", "grade exercise submissions (notebooks or folders)"),
     "assign": ("pdc.grade.assign", "generate student exercises from the solutions"),
+    "ptx": ("pdc.ptx.cli", "compile every kernel for sm_80/sm_90 (no GPU needed): registers"),
 }
 
 

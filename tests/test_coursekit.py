@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import pdc
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebooks"))
 
 import coursekit as ck
@@ -168,3 +170,43 @@ def test_crossover_edge_cases():
         ck.crossover([1, 2], [1], [1, 2])
     with pytest.raises(ValueError, match=r"\[crossover\]"):
         ck.crossover([2, 1], [1, 1], [1, 1])
+
+
+def test_measure_counts_calls_and_reports_median_and_spread():
+    calls = []
+    t = ck.measure(calls.append, 1, repeat=7, warmup=2, number=3)
+    assert len(calls) == 2 + 7 * 3
+    assert len(t.samples) == 7 and t.device == "cpu" and t.clock == "perf_counter"
+    assert t.p10_s <= t.median_s <= t.p90_s
+
+
+def test_measure_calls_sync_inside_every_sample():
+    syncs = []
+    ck.measure(lambda: None, repeat=4, warmup=1, sync=lambda: syncs.append(1))
+    assert len(syncs) == 1 + 4  # once after warm-up, once per sample
+
+
+def test_measure_on_cuda_without_a_gpu_uses_the_clock():
+    t = ck.measure(lambda: None, repeat=3, device="cuda")
+    assert t.clock == ("cuda events" if pdc.has_gpu() else "perf_counter")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"repeat": 0}, "repeat >= 1"), ({"warmup": -1}, "warmup >= 0"), ({"device": "tpu"}, "tpu")],
+)
+def test_measure_rejects_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ck.measure(lambda: None, **kwargs)
+
+
+def test_timing_str_uses_one_unit_for_median_and_percentiles():
+    t = ck.Timing(tuple([1.20e-3] * 2 + [1.23e-3] * 6 + [1.31e-3] * 2))
+    assert str(t) == "1.23 ms (p10 1.2, p90 1.31, n=10)"
+    assert str(ck.Timing((5e-6,))) == "5 µs (p10 5, p90 5, n=1)"
+
+
+def test_setup_torch_caps_threads_at_the_cores():
+    torch = pytest.importorskip("torch")
+    n = ck.setup_torch(max_threads=4)
+    assert 1 <= n <= 4 and torch.get_num_threads() == n

@@ -204,7 +204,7 @@ def test_importing_the_engines_imports_no_gpu_library():
 # -- what the compiler makes of the real-GPU kernel (no GPU needed, libNVVM is) ---------
 _PTX_SCRIPT = textwrap.dedent(
     """
-    import json, math, os, sys, types
+    import json, os, sys, types
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     import numpy as np
     import pdc
@@ -215,21 +215,14 @@ _PTX_SCRIPT = textwrap.dedent(
             nvrtc.get_arch_option = lambda major, minor: f"compute_{major}{minor}"
             cc = types.SimpleNamespace(compute_capability=(9, 0))
             dispatcher.get_current_device = lambda: cc
-        from numba import cuda, types as nt
-        from numba.cuda.np.numpy_support import from_dtype
+        from numba import cuda
         from pdc.ring import cuda_kernel as ck
         from pdc.ring.handlers import HandlerSpec
         sys.path.insert(0, sys.argv[1])
         from test_ring_cuda import REP, REQ, scale
         spec = HandlerSpec.create(scale, REQ, REP)
-        fn = spec.build(select_impl=ck.select_device(False), math_impl=math)
-        kernel, _ = ck.build_kernel(
-            cuda.jit(device=True)(fn), simulated=False, burst=64, spin=1000,
-            max_sleep_ns=1_000_000,
-        )
-        sig = (nt.int64[::1], nt.int64[:, :, ::1], from_dtype(REQ)[:, ::1],
-               nt.int64[:, ::1], from_dtype(REP)[::1], nt.int64[::1])
-        ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+        fn, sig = ck.compile_unit(spec, burst=64, spin=1000, max_sleep_ns=1_000_000)
+        ptx, _ = cuda.compile_ptx(fn, sig, cc=(9, 0))
     except Exception as exc:
         print(json.dumps({"error": f"{type(exc).__name__}: {exc}"[:2000]}))
         raise SystemExit(0)

@@ -11,7 +11,7 @@ import pdc.ring
 from pdc.ring import HandlerError, HandlerSpec, select
 
 REQ = np.dtype([("x", np.float64), ("n", np.int32)])
-REP = np.dtype([("y", np.float64), ("ok", np.bool_)])
+REP = np.dtype([("y", np.float64), ("fine", np.bool_)])
 SCALE = 3.0
 STEPS = 4
 NOT_A_NUMBER = [1, 2]
@@ -24,7 +24,7 @@ def good(req, rep):
         acc += req.x * i
     t = math.sqrt(abs(req.x)) + math.pi
     rep.y = select(req.x > 0.0, acc * SCALE, t)
-    rep.ok = (req.n >= 0) & (req.x < 10.0)
+    rep.fine = (req.n >= 0) & (req.x < 10.0)
     return select(req.n < 0, 1, 0)
 
 
@@ -33,7 +33,7 @@ def run_python(fn_spec, x, n):
     rep = np.zeros(1, REP).view(np.recarray)[0]
     req.x, req.n = x, n
     code = fn_spec.build()(req, rep)
-    return code, float(rep.y), bool(rep.ok)
+    return code, float(rep.y), bool(rep.fine)
 
 
 def test_accepted_handler_is_normalized_and_runs_as_python():
@@ -121,7 +121,7 @@ def h_try(req, rep):
 
 
 def h_and(req, rep):
-    rep.ok = req.x > 0 and req.n > 0
+    rep.fine = req.x > 0 and req.n > 0
 
 
 def h_attr(req, rep):
@@ -193,3 +193,26 @@ def test_ring_kernel_decorator_checks_its_options():
         pdc.ring.ring_kernel(request=REQ, reply=REP, queue_size=0)
     kdef = pdc.ring.ring_kernel(kernel_id="g", request=REQ, reply=REP)(good)
     assert kdef.kernel_id == "g" and kdef.spec.name == "good"
+    with pytest.raises(TypeError, match="integer queue_size, got float"):
+        pdc.ring.ring_kernel(request=REQ, reply=REP, queue_size=1e7)
+    with pytest.raises(ValueError, match=r"queue_size=10000000 needs [\d,]+ bytes.*at most"):
+        pdc.ring.ring_kernel(request=REQ, reply=REP, queue_size=10_000_000)(good)
+
+
+@pytest.mark.parametrize(
+    "request_fields, reply_fields, bad",
+    [
+        ([("x", np.float64), ("priority", np.int64)], [("y", np.float64)], "priority"),
+        ([("x", np.float64)], [("y", np.float64), ("status", np.int64)], "status"),
+        ([("x", np.float64)], [("ok", np.bool_)], "ok"),
+        ([("timeout", np.float64)], [("y", np.float64)], "timeout"),
+    ],
+)
+def test_field_names_the_api_uses_are_refused_at_definition(request_fields, reply_fields, bad):
+    def handler(req, rep):
+        return 0
+
+    with pytest.raises(ValueError, match=rf"field name\(s\) \['{bad}'\] are reserved"):
+        pdc.ring.ring_kernel(request=np.dtype(request_fields), reply=np.dtype(reply_fields))(
+            handler
+        )

@@ -50,11 +50,12 @@ def main() -> int:
         child_main(job, out)
         sys.stdout.flush()
         os._exit(0)
-    g = source.build(job["functions"], job["constants"])
+    aliases = {k: tuple(v) for k, v in job.get("aliases", {}).items()}
+    g = source.build(job["functions"], job["constants"], aliases)
     fn = g[job["kernel"]]
     gpu_ns = None
     if job.get("gpu"):  # pragma: no cover - needs a CUDA GPU
-        gpu_ns = source.build(job["functions"], job["constants"])
+        gpu_ns = source.build(job["functions"], job["constants"], aliases)
         import numba
         from numba import cuda
 
@@ -72,7 +73,9 @@ def main() -> int:
             else:
                 args.append(np.dtype(spec["dtype"]).type(spec["value"]))
         gpu_inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        rep = sim.launch(fn, tuple(case["grid"]), tuple(case["block"]), args, case["names"])
+        # Two thread orders: an order-dependent result is a race the records may have missed.
+        rep = sim.launch(fn, tuple(case["grid"]), tuple(case["block"]), args, case["names"],
+                         schedules=2)  # fmt: skip
         arrays = {}
         for name, a in zip(case["names"], args):
             if name in case["outputs"]:

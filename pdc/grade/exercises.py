@@ -21,7 +21,8 @@ CRITERION_TITLES = {
     "public": "public cases",
     "hidden": "hidden cases",
     "bounds": "bounds guard (no out-of-bounds access)",
-    "sync": "barriers (no races, no divergent syncthreads, no uninitialised shared reads)",
+    "sync": "barriers (no races, no divergent barriers, no uninitialised shared reads, "
+    "no reads of inactive lanes)",
     "parallel": "work spread over threads",
     "memory": "memory optimisation (shared memory cuts global loads)",
 }
@@ -117,12 +118,23 @@ def saxpy_spec(alpha, x, y):
     return (np.float32(alpha) * x + y).astype(np.float32)
 
 
-def _hidden_1d(lo, hi, count=3):
+def _near_multiple(rng, step, most, side):
+    """A size one below (side=-1) or above (side=+1) a random multiple of ``step``."""
+    k = int(rng.integers(1, max(2, most // step)))
+    return max(1, k * step + side)
+
+
+def _hidden_1d(step, most):
+    """Sizes just below and above a multiple of the block, an exact multiple, and any size."""
+
     def draw(rng):
-        sizes = [(int(rng.integers(lo, hi)),) for _ in range(count)]
-        if all(s[0] % TPB_1D == 0 for s in sizes):
-            sizes[0] = (sizes[0][0] + 1,)
-        return sizes
+        k = int(rng.integers(1, max(2, most // step)))
+        return [
+            (_near_multiple(rng, step, most, -1),),
+            (_near_multiple(rng, step, most, +1),),
+            (k * step,),
+            (int(rng.integers(1, most)),),
+        ]
 
     return draw
 
@@ -136,7 +148,7 @@ ELEMENTWISE = Exercise(
             "out = a * b",
             ("a", "b", "out"),
             public=[(1000,), (256,), (1,)],
-            hidden=_hidden_1d(2, 2600),
+            hidden=_hidden_1d(TPB_1D, 2600),
             make=_make_multiply,
             reference=lambda a: {"out": multiply_spec(a["a"], a["b"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
@@ -147,7 +159,7 @@ ELEMENTWISE = Exercise(
             "out = alpha * x + y",
             ("alpha", "x", "y", "out"),
             public=[(1000,), (512,), (7,)],
-            hidden=_hidden_1d(2, 2600),
+            hidden=_hidden_1d(TPB_1D, 2600),
             make=_make_saxpy,
             reference=lambda a: {"out": saxpy_spec(a["alpha"], a["x"], a["y"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
@@ -174,7 +186,13 @@ def _make_conv1d(rng, sizes):
 
 
 def _hidden_conv1d(rng):
-    return [(int(rng.integers(20, 1500)), int(rng.choice([3, 5, 7]))) for _ in range(3)]
+    # Signals ending just before and after a block, and one barely longer than the filter.
+    return [
+        (_near_multiple(rng, TPB_CONV, 1500, -1), int(rng.choice([3, 5, 7]))),
+        (_near_multiple(rng, TPB_CONV, 1500, +1), int(rng.choice([3, 5, 7]))),
+        (int(rng.integers(7, 12)), 7),
+        (int(rng.integers(20, 1500)), int(rng.choice([3, 5, 7]))),
+    ]
 
 
 CONV1D = Exercise(
@@ -197,7 +215,7 @@ CONV1D = Exercise(
 )
 
 
-# -- 03 2-D convolution (blur) ----------------------------------------------------------------
+# -- 04 2-D convolution (blur) ----------------------------------------------------------------
 TILE = 16
 RADIUS = 2  # the tiled blur's filter is (2 * RADIUS + 1) x (2 * RADIUS + 1)
 
@@ -229,10 +247,14 @@ def _make_blur(rng, sizes):
 
 
 def _hidden_blur(ks):
+    # Images a pixel short of and past one and two tiles, and one smaller than the filter.
     def draw(rng):
+        edge = [TILE - 1, TILE + 1, 2 * TILE - 1, 2 * TILE + 1]
+        h, w = (int(v) for v in rng.choice(edge, size=2))
         return [
-            (int(rng.integers(5, 45)), int(rng.integers(5, 45)), int(rng.choice(ks)))
-            for _ in range(3)
+            (h, w, int(rng.choice(ks))),
+            (int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), max(ks)),
+            (int(rng.integers(5, 45)), int(rng.integers(5, 45)), int(rng.choice(ks))),
         ]
 
     return draw
@@ -278,7 +300,7 @@ CONV2D = Exercise(
 )
 
 
-# -- 04 matrix multiplication -------------------------------------------------------------------
+# -- 03 matrix multiplication -------------------------------------------------------------------
 def matmul_spec(a, b):
     """Reference: the matrix product in float32."""
     return (a @ b).astype(np.float32)
@@ -298,7 +320,17 @@ def _make_matmul(rng, sizes):
 
 
 def _hidden_matmul(rng):
-    return [tuple(int(v) for v in rng.integers(17, 37, size=3)) for _ in range(3)]
+    # k > 2 * TILE with n <= TILE is where a kernel that loops over gridDim tiles goes wrong;
+    # the others end a row short of, or a row past, a tile.
+    def near_tile(side):
+        return int(rng.choice([TILE, 2 * TILE])) + side
+
+    return [
+        (int(rng.integers(1, 40)), int(rng.integers(2 * TILE + 1, 3 * TILE)),
+         int(rng.integers(1, TILE + 1))),
+        (near_tile(-1), int(rng.integers(1, TILE)), near_tile(+1)),
+        (near_tile(+1), near_tile(-1), near_tile(-1)),
+    ]  # fmt: skip
 
 
 def _matmul_loads(case, loads):
@@ -375,7 +407,7 @@ REDUCTION = Exercise(
             "partial[b] = sum of block b's elements, tree in shared memory",
             ("x", "partial"),
             public=[(1000,), (128,), (5,)],
-            hidden=lambda rng: [(int(rng.integers(2, 1400)),) for _ in range(3)],
+            hidden=_hidden_1d(TPB_RED, 1400),
             make=_make_block_sum,
             reference=lambda a: {"partial": block_sum_spec(a["x"])},
             points={"public": 2, "hidden": 2, "sync": 2, "parallel": 1, "memory": 1},
@@ -388,7 +420,7 @@ REDUCTION = Exercise(
     {"TPB": TPB_RED},
 )
 
-KERNEL_EXERCISES = {e.key: e for e in (ELEMENTWISE, CONV1D, CONV2D, MATMUL, REDUCTION)}
+KERNEL_EXERCISES = {e.key: e for e in (ELEMENTWISE, CONV1D, MATMUL, CONV2D, REDUCTION)}
 ALL_KEYS = (*KERNEL_EXERCISES, "06_ring")
 
 

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +81,7 @@ class Submission:
     path: str
     parts: list = field(default_factory=list)
     seconds: float = 0.0
+    warnings: list = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -199,6 +200,8 @@ def run_part(
     timeout: float = DEFAULT_TIMEOUT_S,
     hidden: bool = True,
     gpu: bool | None = None,
+    compiled: dict | Future | None = None,
+    extra_seeds: tuple = (),
 ) -> PartResult:
     """Grade one kernel of a notebook (given as its code cells).
 
@@ -210,6 +213,10 @@ def run_part(
         timeout: Wall-clock seconds the child process may run.
         hidden: Whether to add hidden cases.
         gpu: Also run on a CUDA GPU (default: when pdc finds one).
+        compiled: Kernel name -> None or why it does not compile, from ``compile_gate``,
+            or a Future of it (default: compile this kernel after simulating it).
+        extra_seeds: More seeds whose hidden cases are added, all run by one child process
+            (to check a kernel under many draws at the cost of one start).
 
     Returns:
         A PartResult with one Verdict per criterion.
@@ -217,16 +224,26 @@ def run_part(
     t0 = time.perf_counter()
     if gpu is None:
         gpu = _has_gpu()
-    rng = np.random.default_rng(secrets.randbits(64) if seed is None else seed)
-    cases = exs.public_cases(part) + (exs.hidden_cases(part, rng) if hidden else [])
+    cases = exs.public_cases(part)
+    if hidden:
+        for s in [secrets.randbits(64) if seed is None else seed, *(extra_seeds or ())]:
+            cases += exs.hidden_cases(part, np.random.default_rng(s))
+        for k, c in enumerate((c for c in cases if c.hidden), 1):
+            c.label = f"hidden case {k}"
     expected = [part.reference(c.args) for c in cases]
     ext = source.extract(cells, [part.name], ex.constants)
-    if part.name in ext.problems:
-        why = f"rejected: {ext.problems[part.name]}"
+    why = f"rejected: {ext.problems[part.name]}" if part.name in ext.problems else ""
+    if not why:
+        results, note = _run_child(part, cases, ext, timeout, gpu)
+        # The gate's verdict is awaited only now: compiling overlaps with simulating.
+        done = compiled.result() if isinstance(compiled, Future) else compiled
+        if done is None or part.name not in done:
+            done = compile_gate([(ex, part, cells)])
+        error = done.get(part.name)
+        why = f"does not compile for a GPU: {error}" if error else ""
+    if why:
         results = [CaseResult(c, failure=why) for c in cases]
         note = why
-    else:
-        results, note = _run_child(part, cases, ext, timeout, gpu)
     if not hidden:
         part = _public_only(part)
     verdicts = judge(part, results, expected)
@@ -263,7 +280,8 @@ def _run_child(part, cases, ext, timeout, gpu):
         nonce = secrets.token_hex(16)
         job = {
             "nonce": nonce, "kernel": part.name, "functions": ext.functions,
-            "constants": ext.constants, "inputs": str(inputs), "outdir": str(out),
+            "constants": ext.constants, "aliases": ext.aliases, "inputs": str(inputs),
+            "outdir": str(out),
             "cases": _write_inputs(cases, inputs), "gpu": bool(gpu),
         }  # fmt: skip
         note = run_child(job, tmp, timeout, gpu)
@@ -307,10 +325,15 @@ def _kill(proc):
     proc.communicate()
 
 
-def find_notebooks(path: Path) -> dict:
-    """Exercise key -> notebook path, for a notebook or a folder of notebooks."""
+def find_notebooks(path: Path, warnings: list | None = None) -> dict:
+    """Exercise key -> notebook path, for a notebook or a folder of notebooks.
+
+    In a folder, ``<key>.ipynb`` is the notebook for ``key``; without one, a single other
+    candidate (named after the key, or saying so in its metadata) is taken. Every candidate
+    left out, and a guess among several, is reported in ``warnings``.
+    """
     paths = [path] if path.is_file() else sorted(path.glob("*.ipynb"))
-    found = {}
+    candidates: dict[str, list[Path]] = {}
     for p in paths:
         key = None
         try:
@@ -319,8 +342,17 @@ def find_notebooks(path: Path) -> dict:
             key = None
         if key is None:
             key = next((k for k in exs.ALL_KEYS if p.name.startswith(k)), None)
-        if key in exs.ALL_KEYS and key not in found:
-            found[key] = p
+        if key in exs.ALL_KEYS:
+            candidates.setdefault(key, []).append(p)
+    found = {}
+    for key, ps in candidates.items():
+        exact = [p for p in ps if p.name == f"{key}.ipynb"]
+        chosen = exact[0] if exact else ps[0]
+        found[key] = chosen
+        others = [p.name for p in ps if p != chosen]
+        if others and warnings is not None:
+            how = "the exact name" if exact else "a guess: rename the one to grade"
+            warnings.append(f"{key}: graded {chosen.name} ({how}); ignored {', '.join(others)}")
     return found
 
 
@@ -355,9 +387,9 @@ def grade(
     if not path.exists():
         raise FileNotFoundError(f"[grade] expected a notebook or folder, got missing {path}")
     t0 = time.perf_counter()
-    found = find_notebooks(path)
-    keys = only or (list(found) if path.is_file() else list(exs.ALL_KEYS))
     sub = Submission(path.stem if path.is_file() else path.name, str(path))
+    found = find_notebooks(path, sub.warnings)
+    keys = only or (list(found) if path.is_file() else list(exs.ALL_KEYS))
     tasks = []
     for key in keys:
         if key not in exs.ALL_KEYS:
@@ -372,22 +404,49 @@ def grade(
         cells = source.notebook_cells(found[key])
         tasks += [(ex, part, cells) for part in ex.parts if not kernels or part.name in kernels]
     workers = jobs or min(4, os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=workers + 1) as pool:
+        compiled = pool.submit(compile_gate, [t for t in tasks if t[1].runner is None])
         futures = [
-            pool.submit(_grade_task, ex, part, cells, seed, timeout, hidden)
+            pool.submit(_grade_task, ex, part, cells, seed, timeout, hidden, compiled)
             for ex, part, cells in tasks
         ]
-        sub.parts += [f.result() for f in futures]
+        results = [f.result() for f in futures]
+    for k, r in enumerate(results):
+        if len(tasks) > 1 and r.note.startswith("timed out"):
+            # Other kernels shared the machine: a slow run is retried alone before it counts.
+            ex, part, cells = tasks[k]
+            results[k] = _grade_task(ex, part, cells, seed, timeout, hidden, compiled)
+    sub.parts += results
     order = {k: i for i, k in enumerate(exs.ALL_KEYS)}
     sub.parts.sort(key=lambda p: order[p.exercise])
     sub.seconds = time.perf_counter() - t0
     return sub
 
 
-def _grade_task(ex, part, cells, seed, timeout, hidden):
-    if getattr(part, "runner", None) is not None:
+def _grade_task(ex, part, cells, seed, timeout, hidden, compiled):
+    if part.runner is not None:
         return part.runner(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden)
-    return run_part(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden)
+    return run_part(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden,
+                    compiled=compiled)  # fmt: skip
+
+
+def compile_gate(tasks) -> dict:
+    """Compile every kernel of ``tasks`` ((exercise, part, cells)) for a GPU, in one process.
+
+    Returns:
+        Kernel name -> None when it compiles (or is rejected earlier, or no compiler is
+        installed), else numba's error in one line.
+    """
+    from pdc.grade import gate
+
+    jobs = []
+    for ex, part, cells in tasks:
+        ext = source.extract(cells, [part.name], ex.constants)
+        if part.name in ext.problems:
+            continue
+        args = list(exs.public_cases(part)[0].args.values())
+        jobs.append((part.name, gate.module_text(ext, part.name), part.name, args))
+    return gate.check_compiles(jobs) if jobs else {}
 
 
 def _missing(ex, part, why) -> PartResult:

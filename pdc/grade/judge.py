@@ -62,13 +62,16 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
         return r.failure
     if r.report is not None and r.report.count("error"):
         return "kernel raised an exception: " + r.report.findings["error"]["examples"][0]
+    if r.report is not None and r.report.count("oob"):
+        # On a GPU an out-of-range access reads garbage or faults: the case has failed.
+        return "out-of-bounds access: " + r.report.findings["oob"]["examples"][0]
     for name, exp in expected.items():
         if r.outputs is None:  # a result without a failure always carries its outputs
             raise TypeError(f"[judge] expected outputs for case {r.case.label}, got None")
         msg = _mismatch(r.case, name, exp, r.outputs[name], part)
         if msg:
-            seen = [f"{r.report.count(k)} {k}" for k in ("oob", "race", "divergence",
-                    "uninitialized") if r.report is not None and r.report.count(k)]  # fmt: skip
+            seen = [f"{r.report.count(k)} {k}" for k in ("race", "divergence", "uninitialized",
+                    "warp") if r.report is not None and r.report.count(k)]  # fmt: skip
             if seen:
                 msg += f" (the simulator also saw findings: {', '.join(seen)})"
             return msg
@@ -78,7 +81,8 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
 def _category(problem: str) -> str:
     if problem.startswith("kernel raised"):
         return "kernel raised an exception"
-    if problem.startswith(("timed out", "no result", "rejected")):
+    if problem.startswith(("timed out", "no result", "rejected", "out-of-bounds access",
+                           "does not compile")):  # fmt: skip
         return problem.split(":")[0]
     return "wrong values"
 
@@ -88,6 +92,7 @@ FINDING_TITLES = {
     "race": "data race",
     "divergence": "divergent syncthreads()",
     "uninitialized": "read of uninitialised shared memory",
+    "warp": "warp collective reads an inactive lane",
 }
 
 
@@ -161,7 +166,7 @@ def _quality(criterion, part, ran):
         lines = _finding_lines(ran, ("oob",))
         return (0.0 if lines else 1.0), "\n".join(lines) or "no out-of-bounds access"
     if criterion == "sync":
-        lines = _finding_lines(ran, ("race", "divergence", "uninitialized"))
+        lines = _finding_lines(ran, ("race", "divergence", "uninitialized", "warp"))
         return (0.0 if lines else 1.0), "\n".join(lines) or "no races, barriers agree"
     if criterion == "parallel":
         return _parallel(part, ran)

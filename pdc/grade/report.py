@@ -13,6 +13,8 @@ from pdc.grade.exercises import ALL_KEYS
 def table(sub, details: bool = True) -> str:
     """A plain-text table of one submission's scores, then what failed and why."""
     lines = [f"Submission {sub.name} ({sub.path})", ""]
+    warnings = getattr(sub, "warnings", [])
+    lines += [f"warning: {w}" for w in warnings] + ([""] if warnings else [])
     lines.append(f"{'exercise':16s} {'kernel':14s} {'score':>6s} {'max':>6s} {'time':>7s}")
     for p in sub.parts:
         lines.append(
@@ -47,7 +49,10 @@ def gradescope(sub) -> dict:
         "score": sub.score,
         "max_score": sub.max_score,
         "execution_time": round(sub.seconds, 2),
-        "output": f"pdc grade: {sub.score:g} / {sub.max_score:g} points",
+        "output": "\n".join(
+            [f"pdc grade: {sub.score:g} / {sub.max_score:g} points"]
+            + [f"warning: {w}" for w in getattr(sub, "warnings", [])]
+        ),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,

@@ -85,10 +85,14 @@ def public_cases() -> list:
 
 
 def hidden_cases(rng) -> list:
-    out = []
-    for k in range(3):
+    # The first stream spikes on the very message where flagging starts (count == MIN_COUNT),
+    # so `count > MIN_COUNT` and `count >= MIN_COUNT` do not score the same.
+    edge = rng.normal(0.0, 1.0, int(rng.integers(MIN_COUNT + 5, 200)))
+    edge[MIN_COUNT] += rng.choice([-1.0, 1.0]) * rng.uniform(12, 15)
+    out = [_case("hidden case 1", edge, hidden=True)]
+    for k in range(2):
         x = make_stream(rng, int(rng.integers(40, 700)), int(rng.integers(0, 6)))
-        out.append(_case(f"hidden case {k + 1}", x, hidden=True))
+        out.append(_case(f"hidden case {k + 2}", x, hidden=True))
     return out
 
 
@@ -187,7 +191,7 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
     ):
         return None, "the handler must be declared as `def detect(req, rep):`"  # fmt: skip
     for node in ast.walk(fn):
-        bad = (isinstance(node, ast.Name) and node.id.startswith("_")) or (
+        bad = (isinstance(node, ast.Name) and node.id.startswith("__")) or (
             isinstance(node, ast.Attribute) and node.attr.startswith("_")
         )
         if bad or isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.FunctionDef))\
@@ -335,7 +339,8 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True):
             specs.append({"id": f"c{k}", "file": f"c{k}.npy"})
         nonce = secrets.token_hex(16)
         job = {"kind": "ring", "nonce": nonce, "kernel": part.name, "functions": {part.name: src},
-               "constants": ex.constants, "outdir": str(out), "inputs": str(tmp / "in"),
+               "constants": _constants(ex, cells), "outdir": str(out),
+               "inputs": str(tmp / "in"),
                "cases": specs}  # fmt: skip
         note = grader.run_child(job, tmp, timeout)
         rejected = None
@@ -358,6 +363,13 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True):
                                  rejected or note)  # fmt: skip
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _constants(ex, cells) -> dict:
+    """The notebook's numeric constants, the exercise's own winning (as for kernels)."""
+    from pdc.grade import source
+
+    return source.extract(cells, [], ex.constants).constants
 
 
 def _public_part(part):

@@ -1,12 +1,14 @@
 """Find the graded kernels in a notebook and check that they are plain CUDA kernel code.
 
 The grader never executes a submission's notebook. It parses the code cells (nbformat + ast),
-takes the kernel functions it grades, the device functions they call and literal constants,
-and checks each function against the subset of Python that ``numba.cuda`` compiles for a GPU:
-arithmetic, loops, branches, indexing, ``cuda.*`` and ``math.*``. Imports, attribute
-assignment, names starting with an underscore, and builtins other than a short list cannot
-appear in a CUDA kernel, so rejecting them costs a correct kernel nothing and leaves kernel code
-no way to reach the process it runs in.
+takes the kernel functions it grades, the device functions they call and the numeric
+constants they use (literals, or arithmetic on other constants), and checks each function
+against the subset of Python that ``numba.cuda`` compiles for a GPU: arithmetic, loops,
+branches, indexing, ``cuda.*`` and ``math.*``. Imports, attribute assignment, dunder names
+and attributes starting with an underscore, builtins other than a short list, and rebinding
+a module name (``cuda``, ``math``, ``np``, ``numpy``, ``numba``) cannot appear, which leaves
+kernel code no way to reach the process it runs in. Whether the code really compiles for a
+GPU is decided by numba itself (pdc.grade.gate), not here.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-ALLOWED_BUILTINS = ("range", "min", "max", "abs", "int", "float", "bool", "len", "round", "print")
+ALLOWED_BUILTINS = (
+    "range", "min", "max", "abs", "int", "float", "bool", "len", "round", "print", "enumerate",
+    "zip", "pow", "divmod", "complex",
+)  # fmt: skip
 MODULE_ROOTS = ("cuda", "math", "numba", "np", "numpy")
 ARRAY_ATTRS = ("shape", "size", "ndim", "x", "y", "z", "dtype", "real", "imag")
 DTYPE_NAMES = (
@@ -41,6 +46,8 @@ class Extracted:
 
     functions: dict = field(default_factory=dict)  # name -> source (decorators removed)
     constants: dict = field(default_factory=dict)  # name -> literal value
+    device: dict = field(default_factory=dict)  # name -> how the notebook jits it (see _jit_kind)
+    aliases: dict = field(default_factory=dict)  # name -> (function, jit kind): f = cuda.jit(g)
     problems: dict = field(default_factory=dict)  # kernel name -> why it cannot be graded
 
 
@@ -77,6 +84,9 @@ class _Checker(ast.NodeVisitor):
         for node in ast.walk(fn):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 self.locals.add(node.id)
+        for name in sorted(self.locals & set(MODULE_ROOTS)):
+            # A local named like a module would be trusted as that module below.
+            self.problems.append(f"rebinding the module name {name!r} cannot be used in a kernel")
 
     def bad(self, node, what):
         line = getattr(node, "lineno", self.fn.lineno) - self.fn.lineno + 1
@@ -105,7 +115,7 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Name(self, node):  # noqa: N802
         name = node.id
-        if name.startswith("_"):
+        if name.startswith("__"):
             self.bad(node, f"the name {name!r}")
         elif isinstance(node.ctx, ast.Load) and name not in self.locals | self.known:
             self.bad(node, f"the name {name!r} (not a kernel argument, local, constant or "
@@ -122,6 +132,8 @@ class _Checker(ast.NodeVisitor):
         while isinstance(root, ast.Attribute):
             root = root.value
         rooted = isinstance(root, ast.Name) and root.id in MODULE_ROOTS
+        if rooted and root.id == "numba" and self._under_numba_cuda(node):
+            return  # numba.cuda.grid(1) is cuda.grid(1)
         if rooted and root.id in ("np", "numpy", "numba") and node.attr not in DTYPE_NAMES:
             self.bad(node, f"{root.id}.{node.attr} (only dtypes such as {root.id}.float32)")
             return
@@ -129,6 +141,14 @@ class _Checker(ast.NodeVisitor):
             self.bad(node, f"the attribute .{node.attr}")
             return
         self.visit(node.value)
+
+    @staticmethod
+    def _under_numba_cuda(node) -> bool:
+        chain = []
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        return len(chain) >= 1 and chain[-1] == "cuda"
 
     def visit_Call(self, node):  # noqa: N802
         if isinstance(node.func, ast.Name) and node.func.id not in self.known:
@@ -150,24 +170,105 @@ def check_function(fn: ast.FunctionDef, known: set) -> list[str]:
     return c.problems
 
 
-def _literal(node):
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    ok = (int, float, bool)
-    if isinstance(value, ok) or (
-        isinstance(value, tuple) and all(isinstance(v, ok) for v in value) and len(value) <= 3
-    ):
-        return value
+_BINOPS = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a**b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+    ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
+}  # fmt: skip
+_CALLS = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
+_NUMBER = (int, float, bool)
+
+
+def _evaluate(node, env: dict):
+    """The value of a constant expression over numbers and known constants, else None."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, _NUMBER) else None
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
+        v = _evaluate(node.operand, env)
+        if not isinstance(v, _NUMBER):
+            return None
+        return -v if isinstance(node.op, ast.USub) else +v if isinstance(node.op, ast.UAdd) else ~v
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        a, b = _evaluate(node.left, env), _evaluate(node.right, env)
+        if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
+            return None
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and abs(b) > 64:
+            return None  # a constant this large is no launch size; refuse to compute it
+        try:
+            return _BINOPS[type(node.op)](a, b)
+        except (ArithmeticError, ValueError):
+            return None
+    if isinstance(node, ast.Tuple) and len(node.elts) <= 3:
+        vals = [_evaluate(e, env) for e in node.elts]
+        return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        and node.func.id in _CALLS and not node.keywords and node.args
+    ):  # fmt: skip
+        vals = [_evaluate(a, env) for a in node.args]
+        if all(isinstance(v, _NUMBER) for v in vals):
+            try:
+                return _CALLS[node.func.id](*vals)
+            except (TypeError, ValueError, OverflowError):
+                return None
     return None
 
 
+_RESERVED = frozenset(MODULE_ROOTS) | frozenset(DTYPE_NAMES) | frozenset(ALLOWED_BUILTINS)
+
+
+def _jit_call(node) -> str | None:
+    """"device" or "kernel" if ``node`` is cuda.jit / cuda.jit(...) / numba.cuda.jit(...)."""
+    call = node if isinstance(node, ast.Call) else None
+    f = call.func if call is not None else node
+    dotted = []
+    while isinstance(f, ast.Attribute):
+        dotted.append(f.attr)
+        f = f.value
+    if not isinstance(f, ast.Name):
+        return None
+    dotted.append(f.id)
+    if ".".join(reversed(dotted)) not in ("cuda.jit", "numba.cuda.jit"):
+        return None
+    device = call is not None and any(
+        k.arg == "device" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in call.keywords
+    )
+    return "device" if device else "kernel"
+
+
+def _jit_kind(fn: ast.FunctionDef) -> str:
+    """How a def is jitted in the notebook: "device", "kernel" or "python" (not at all)."""
+    for d in fn.decorator_list:
+        kind = _jit_call(d)
+        if kind:
+            return kind
+    return "python"
+
+
+def _alias(node) -> tuple[str, str, str] | None:
+    """(name, function, jit kind) for ``name = cuda.jit(device=True)(function)``."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    t, v = node.targets[0], node.value
+    if not (isinstance(t, ast.Name) and isinstance(v, ast.Call) and len(v.args) == 1):
+        return None
+    arg = v.args[0]
+    if not isinstance(arg, ast.Name) or v.keywords:
+        return None
+    kind = _jit_call(v.func)  # cuda.jit(device=True)(g), or cuda.jit(g) for a kernel
+    return (t.id, arg.id, kind) if kind else None
+
+
 def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
-    """Take the named kernels, the device functions they call and literal constants.
+    """Take the named kernels, the device functions they call and the constants they use.
 
     Later definitions win, as when the notebook runs top to bottom. Constants the exercise
-    defines (``constants``) override the notebook's.
+    defines (``constants``) override the notebook's; a constant computed from others
+    (``HALO = TILE + 2 * R``) uses the values known at that point.
 
     Args:
         cells: Code cell sources, in notebook order.
@@ -179,24 +280,37 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     """
     defs: dict[str, ast.FunctionDef] = {}
     srcs: dict[str, str] = {}
-    consts: dict = {}
+    aliases: dict[str, tuple[str, str]] = {}
+    consts: dict = dict(constants)
     for src in cells:
         try:
             tree = ast.parse(src)
         except SyntaxError:
             continue
         for node in tree.body:
-            if isinstance(node, ast.FunctionDef):
-                defs[node.name] = node
-                srcs[node.name] = src
+            if isinstance(node, ast.FunctionDef) and node.name not in _RESERVED:
+                if not node.name.startswith("__"):
+                    defs[node.name] = node
+                    srcs[node.name] = src
+                    aliases.pop(node.name, None)
+                    consts.pop(node.name, None)
+            elif (al := _alias(node)) is not None:
+                if al[0] not in _RESERVED and not al[0].startswith("__"):
+                    aliases[al[0]] = (al[1], al[2])
+                    defs.pop(al[0], None)
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 t = node.targets[0]
-                if isinstance(t, ast.Name) and not t.id.startswith("_"):
-                    v = _literal(node.value)
+                if isinstance(t, ast.Name) and not t.id.startswith("__") and t.id not in _RESERVED:
+                    if t.id in constants:
+                        continue  # the exercise's value wins
+                    v = _evaluate(node.value, consts)
                     if v is not None:
                         consts[t.id] = v
-    consts.update(constants)
+                    else:
+                        consts.pop(t.id, None)  # rebound to something that is no constant
+    aliases = {a: v for a, v in aliases.items() if v[0] in defs and a not in consts}
     known = set(MODULE_ROOTS) | set(DTYPE_NAMES) | set(consts) | set(ALLOWED_BUILTINS)
+    known |= set(defs) | set(aliases)
     out = Extracted(constants=consts)
     for k in kernels:
         if k not in defs:
@@ -208,19 +322,25 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
             if name in seen:
                 continue
             seen.append(name)
+            if name in aliases:
+                todo.append(aliases[name][0])
+                continue
             fn = defs[name]
-            called = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in defs} - {
-                name
-            }
-            problems += [f"{name}: {p}" for p in check_function(fn, known | called | set(defs))]
+            called = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+            called = (called & (set(defs) | set(aliases))) - {name}
+            problems += [f"{name}: {p}" for p in check_function(fn, known)]
             todo += sorted(called)
         if problems:
             out.problems[k] = "; ".join(problems[:5])
             continue
         for name in seen:
+            if name in aliases:
+                out.aliases[name] = aliases[name]
+                continue
             fn, src = defs[name], srcs[name]
             lines = src.splitlines()[fn.lineno - 1 : fn.end_lineno]
             out.functions[name] = "\n".join(lines) + "\n"
+            out.device[name] = _jit_kind(fn)
     return out
 
 
@@ -233,15 +353,18 @@ def sandbox_globals(constants: dict) -> dict:
     ns = types.SimpleNamespace(**dtypes)
     g: dict[str, object] = {"__builtins__": {n: getattr(builtins, n) for n in ALLOWED_BUILTINS}}
     g.update(dtypes)
-    g.update(math=math, np=ns, numpy=ns, numba=ns, cuda=types.ModuleType("cuda"))
+    numba_ns = types.SimpleNamespace(**dtypes, cuda=types.ModuleType("cuda"))
+    g.update(math=math, np=ns, numpy=ns, numba=numba_ns, cuda=types.ModuleType("cuda"))
     g.update(constants)
     return g
 
 
-def build(functions: dict, constants: dict) -> dict:
+def build(functions: dict, constants: dict, aliases: dict | None = None) -> dict:
     """Define the checked functions in a fresh sandbox namespace and return it."""
     g = sandbox_globals(constants)
     for name, src in functions.items():
         code = compile(src, f"<kernel {name}>", "exec")
         exec(code, g)  # noqa: S102 - source passed check_function
+    for name, (target, _kind) in (aliases or {}).items():
+        g[name] = g[target]
     return g

@@ -15,12 +15,11 @@ at most ``max_sleep`` before it is seen.
 
 Pure-Python handlers (``HandlerSpec.python``) run the same loop, uncompiled, on a Python
 thread; an exception in the handler becomes error code ``PY_EXCEPTION`` for that message
-and its text is kept in ``CpuEngine.errors`` (in reply order).
+and its text is kept in ``CpuEngine.errors`` under the message's correlation id.
 """
 
 from __future__ import annotations
 
-import collections
 import ctypes
 import math
 import platform
@@ -94,7 +93,7 @@ def _fence_release(typingctx):
     sig = types.void()
 
     def codegen(context, builder, signature, args):
-        builder.fence("release")
+        builder.fence("acq_rel")  # serves as the host's acquire and release fence
         return context.get_dummy_value()
 
     return sig, codegen
@@ -130,7 +129,7 @@ def _release_fence_nb():
 
 
 def release_fence() -> None:
-    """A release fence for host code on weakly ordered CPUs (slot writes before heads)."""
+    """An acquire-release fence for host code on weakly ordered CPUs (around slot access)."""
     _release_fence_nb()
 
 
@@ -229,7 +228,7 @@ class CpuEngine(Engine):
         self._thread: threading.Thread | None = None
         self._wake = threading.Event()
         self._sleeping = False
-        self.errors: collections.deque[str] = collections.deque()
+        self.errors: dict[int, str] = {}  # correlation id -> text of the handler's exception
         self.failure: BaseException | None = None
         if handler.python:
             self._serve = make_serve(
@@ -255,14 +254,20 @@ class CpuEngine(Engine):
     def _python_handler(self):
         fn = self.handler.function
         errors = self.errors
+        base = self.rings.req_slots.__array_interface__["data"][0]
+        size = self.rings.req_slots.dtype.itemsize
+        ids = self.rings.req_meta.reshape(-1, 2)[:, 0]
 
         def handle(req, rep):
             try:
                 code = fn(req, rep)
-                return 0 if code is None else int(code)
+                code = 0 if code is None else int(code)
             except Exception as exc:  # the handler's failure, reported to the caller
-                errors.append("".join(traceback.format_exception_only(exc)).strip())
+                # Keyed by the message's correlation id (its slot's), not by order.
+                slot = (req.__array_interface__["data"][0] - base) // size
+                errors[int(ids[slot])] = "".join(traceback.format_exception_only(exc)).strip()
                 return PY_EXCEPTION
+            return code
 
         return handle
 

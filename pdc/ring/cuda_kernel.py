@@ -149,7 +149,7 @@ def build_kernel(
     spin: int,
     max_sleep_ns: int,
     wake: threading.Event | None = None,
-) -> tuple[Callable, int]:
+) -> tuple[Any, int]:
     """Build the persistent ring kernel around a compiled handler.
 
     Args:
@@ -216,6 +216,51 @@ def build_kernel(
         store(ctrl, STATE, S_TERMINATED)
 
     return ring_kernel, idle_passes
+
+
+def compile_unit(spec: Any, **build_options: Any) -> tuple[Callable, tuple]:
+    """The real-GPU ring kernel of a handler, ready for ``cuda.compile_ptx``.
+
+    Usable in a process that does not run the simulator and has no GPU (the caller points
+    numba's compute-capability lookup at its target, as ``pdc ptx`` does).
+
+    Args:
+        spec: The handler (a ``HandlerSpec``; pure-Python handlers cannot be compiled).
+        **build_options: ``burst``, ``spin`` and ``max_sleep_ns`` of ``build_kernel``
+            (defaults: those of ``EngineOptions``).
+
+    Returns:
+        ``(py_func, argtypes)``: the kernel's Python function and the numba types of its
+        arguments ``(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace)``.
+
+    Raises:
+        TypeError: for a pure-Python handler, or an unknown build option.
+    """
+    import math
+
+    from numba import types as nt
+    from numba.cuda.np.numpy_support import from_dtype
+
+    if spec.python:
+        raise TypeError(f"[compile_unit] expected a compiled handler, got {spec.name!r} (python)")
+    unknown = set(build_options) - {"burst", "spin", "max_sleep_ns"}
+    if unknown:
+        raise TypeError(
+            "[compile_unit] expected options among burst, spin, max_sleep_ns, got "
+            f"{sorted(unknown)}"
+        )
+    opts = {"burst": 256, "spin": 20_000, "max_sleep_ns": 1_000_000, **build_options}
+    handler = _jit()(device=True)(spec.build(select_impl=select_device(False), math_impl=math))
+    kernel, _ = build_kernel(handler, simulated=False, **opts)
+    argtypes = (
+        nt.int64[::1],  # ctrl
+        nt.int64[:, :, ::1],  # req_meta (LANES, capacity, 2)
+        from_dtype(spec.request)[:, ::1],  # req_slots (LANES, capacity)
+        nt.int64[:, ::1],  # rep_meta (reply_capacity, 2)
+        from_dtype(spec.reply)[::1],  # rep_slots (reply_capacity,)
+        nt.int64[::1],  # trace
+    )
+    return kernel.py_func, argtypes
 
 
 def build_single(handler: Any) -> Any:

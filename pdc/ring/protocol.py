@@ -193,9 +193,11 @@ class RingFullError(RingError):
 
     Attributes:
         accepted: Correlation ids of the messages of a batch that were sent before.
+        dropped: Correlation ids dropped to make room during this send ("drop_oldest").
     """
 
     accepted: np.ndarray
+    dropped: list[int]
 
 
 class RingHandlerError(RingError):
@@ -325,11 +327,14 @@ def _no_fence() -> None:
 
 
 def host_fence() -> Callable[[], None]:
-    """A store-store fence for the host side, or a no-op where stores stay in order.
+    """The host side's fence, or a no-op where the hardware keeps the order.
 
-    x86-64 keeps stores in program order (TSO) and every NumPy store below is a separate C
-    call, so the compiler cannot reorder them either: no fence is needed. On weaker memory
-    models (ARM) a compiled release fence from numba orders the slot writes before the head.
+    x86-64 keeps loads and stores in program order (TSO; only a store followed by a load
+    may be reordered, which the protocol never relies on) and every NumPy access below is
+    a separate C call, so the compiler cannot reorder them either: no fence is needed. On
+    weaker memory models (aarch64, e.g. GH200) a compiled acquire-release fence from numba
+    orders the slot writes before a head (release) and a head read before the slot reads
+    (acquire).
     """
     if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686"):
         return _no_fence
@@ -414,6 +419,40 @@ class RingHost:
         self._rep_struct = record_struct(rings.reply_dtype)
         self._rep_zero = bytes(rings.reply_dtype.itemsize)
         self._rep_raw = rings.rep_slots.view(np.uint8).reshape(self._rcap, -1)
+
+    # -- control words ------------------------------------------------------------------
+    def word(self, word: int) -> int:
+        """The control word at index ``word`` (``STATE``, ``PROCESSED``...) now."""
+        return self._c[word]
+
+    def head(self, lane: int) -> int:
+        """Messages ever written to ``lane`` (its head sequence)."""
+        return self._c[HEAD + lane * LINE]
+
+    def tail(self, lane: int) -> int:
+        """Messages of ``lane`` the device took or dropped (its tail sequence)."""
+        return self._c[TAIL + lane * LINE]
+
+    def floor(self, lane: int) -> int:
+        """The drop floor of ``lane`` (``request_drop``)."""
+        return self._c[SKIP + lane * LINE]
+
+    def state(self) -> int:
+        """The device's acknowledged state (a ``KernelState`` value)."""
+        return self._c[STATE]
+
+    def set_active(self, on: bool) -> None:
+        """Ask the device to process messages (True) or to pause (False)."""
+        self._c[ACTIVE] = 1 if on else 0
+
+    def request_terminate(self) -> None:
+        """Ask the device loop to leave."""
+        self._c[TERMINATE] = 1
+
+    def submitted(self) -> int:
+        """Messages ever written, both lanes (the heads, not a separate counter)."""
+        c = self._c
+        return c[HEAD] + c[HEAD + LINE]
 
     # -- counters -----------------------------------------------------------------------
     def pending(self, lane: int) -> int:
@@ -530,6 +569,8 @@ class RingHost:
         t = c[REP_TAIL]
         if c[REP_HEAD] <= t:
             return None
+        if self._fence is not None:
+            self._fence()  # acquire: the slot is read after the head that published it
         j = t % self._rcap
         st = self._rep_struct
         off = j * st.size
@@ -537,6 +578,8 @@ class RingHost:
         corr = self._rm[2 * j]
         status = self._rm[2 * j + 1]
         self._rep_buf[off : off + st.size] = self._rep_zero
+        if self._fence is not None:
+            self._fence()  # release: the slot is read (and zeroed) before it is freed
         c[REP_TAIL] = t + 1
         return corr, status, values
 
@@ -558,12 +601,14 @@ class RingHost:
         if n <= 0:
             empty = np.zeros(0, np.int64)
             return empty, empty.copy(), np.zeros(0, self.rings.reply_dtype)
+        self.fence()  # acquire (a no-op on x86): slots read after the head
         j = t % self._rcap
         idx = (np.arange(j, j + n)) % self._rcap if j + n > self._rcap else slice(j, j + n)
         corr = self._rep_meta[idx, 0].copy()
         status = self._rep_meta[idx, 1].copy()
         recs = self.rings.rep_slots[idx].copy()
         self._rep_raw[idx] = 0
+        self.fence()  # release (a no-op on x86): slots read before they are freed
         c[REP_TAIL] = t + n
         return corr, status, recs
 

@@ -1,0 +1,232 @@
+"""The book's copy of a notebook: what a static page needs that JupyterLab does not.
+
+book/build.py copies every chapter and exercise through `copy_notebook`, which
+
+- merges consecutive stream outputs of the same name (a cell that prints in several steps
+  shows one output box, as JupyterLab does),
+- gives every plot an alt text taken from its figure's title and axis labels, or else from
+  the prose just above the cell,
+- replaces a widget output, which a static page cannot run, by a note that it is interactive
+  in JupyterLab and a picture: the cell's own plot or, failing that, the chapter's latest plot
+  above it, and
+- drops machine-readable data meant for the course's tools (vendor JSON mime types such as
+  the measurement records the tests read), keeping the text shown beside it, and
+- inserts the book's note on how to run the notebook right under its title.
+
+The notebooks themselves are never modified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+IMAGE_MIMES = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
+WIDGET_NOTE = (
+    "*This output is interactive when the notebook runs in JupyterLab (`make lab`). "
+    "The book cannot run it, so it shows {what} instead.*"
+)
+ALT_MAX = 240  # characters: screen readers read alt text in one go, so keep it to a sentence
+
+_CALL_STRING = r"""\(\s*(?:[a-z]*=\s*)?(f?)(?:r?)("|')(.*?)(?<!\\)\2"""
+_TITLE = re.compile(r"\b(?:set_title|suptitle|title)" + _CALL_STRING, re.S)
+_XLABEL = re.compile(r"\b(?:set_xlabel|xlabel)" + _CALL_STRING, re.S)
+_YLABEL = re.compile(r"\b(?:set_ylabel|ylabel)" + _CALL_STRING, re.S)
+_KWARG = {name: re.compile(rf"\b{name}\s*=\s*(f?)(\"|')(.*?)(?<!\\)\2") for name in ("title",)}
+
+
+def merge_streams(outputs: list[dict]) -> list[dict]:
+    """Join consecutive stream outputs of the same stream into one output.
+
+    Args:
+        outputs: A code cell's outputs (nbformat v4 dictionaries).
+
+    Returns:
+        The outputs with each run of stdout (or stderr) chunks joined into one.
+    """
+    merged: list[dict] = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (
+            prev is not None
+            and out.get("output_type") == "stream"
+            and prev.get("output_type") == "stream"
+            and prev.get("name") == out.get("name")
+        ):
+            prev["text"] = _text(prev["text"]) + _text(out["text"])
+        else:
+            merged.append(out)
+    return merged
+
+
+def drop_tool_data(outputs: list[dict]) -> None:
+    """Remove vendor JSON mime types (``application/vnd.*+json``) other than widgets, in place."""
+    for out in outputs:
+        data = out.get("data", {})
+        for mime in list(data):
+            if mime.startswith("application/vnd.") and mime.endswith("+json"):
+                if mime != WIDGET_MIME and len(data) > 1:
+                    del data[mime]
+
+
+def _text(value: str | list[str]) -> str:
+    return value if isinstance(value, str) else "".join(value)
+
+
+def _literal(match: re.Match[str]) -> str:
+    """The text of a matched string literal; an f-string's fields become an ellipsis."""
+    is_f, _, body = match.groups()
+    if is_f:
+        body = re.sub(r"\{[^{}]*\}", "…", body)
+    return body.replace("\\n", " ").strip()
+
+
+def _plain(markdown: str) -> str:
+    """Markdown reduced to its first sentence of plain text."""
+    text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links and images keep their text
+    text = re.sub(r"\{[a-z:]+\}`([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", text)  # MyST roles
+    text = re.sub(r"[`*_#>]", "", text)
+    text = " ".join(text.split())
+    first = re.split(r"(?<=[.!?:])\s", text, maxsplit=1)[0]
+    return first.rstrip(":")
+
+
+def alt_text(source: str, prose_above: str) -> str:
+    """Alt text for the plots a code cell draws.
+
+    Args:
+        source: The cell's code.
+        prose_above: The markdown of the nearest markdown cell above it ("" if none).
+
+    Returns:
+        "Plot: " and the figure titles with the axes, or the first sentence of the prose
+        above the cell when the code names no title.
+    """
+    titles = [_literal(m) for m in _TITLE.finditer(source)]
+    titles += [_literal(m) for m in _KWARG["title"].finditer(source)]
+    titles = [t for t in dict.fromkeys(titles) if t]
+    xs = [_literal(m) for m in _XLABEL.finditer(source)]
+    ys = [_literal(m) for m in _YLABEL.finditer(source)]
+    parts = []
+    if titles:
+        parts.append("; ".join(titles))
+    if xs and ys:
+        parts.append(f"{ys[0]} against {xs[0]}")
+    if not parts:
+        sentence = _plain(prose_above)
+        parts.append(sentence if sentence else "a figure drawn by the code above")
+    alt = "Plot: " + ", ".join(parts)
+    return alt if len(alt) <= ALT_MAX else alt[: ALT_MAX - 1].rstrip() + "…"
+
+
+def _images(outputs: list[dict]) -> list[dict]:
+    return [o for o in outputs if any(m in o.get("data", {}) for m in IMAGE_MIMES)]
+
+
+def _picture(image_output: dict) -> dict:
+    data = {m: v for m, v in image_output["data"].items() if m in IMAGE_MIMES}
+    return {"output_type": "display_data", "data": data, "metadata": {}}
+
+
+def _note(what: str) -> dict:
+    text = WIDGET_NOTE.format(what=what)
+    return {"output_type": "display_data", "data": {"text/markdown": text}, "metadata": {}}
+
+
+def replace_widgets(cells: list[Any]) -> int:
+    """Replace widget outputs by a note and a static picture, in place.
+
+    Args:
+        cells: The notebook's cells, in order.
+
+    Returns:
+        How many widget outputs were replaced.
+    """
+    replaced = 0
+    last_plot: tuple[dict, str] | None = None  # (image output, its cell's alt text)
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        outputs = cell.get("outputs", [])
+        own = _images(outputs)
+        new: list[dict] = []
+        for out in outputs:
+            if WIDGET_MIME not in out.get("data", {}):
+                new.append(out)
+                continue
+            replaced += 1
+            if own:
+                new.append(_note("the plot this cell draws"))
+            elif last_plot is not None:
+                new.append(_note("the chapter's plot of the same calculation, from above"))
+                new.append(_picture(last_plot[0]))
+                image = cell.setdefault("metadata", {}).setdefault("mystnb", {})
+                image.setdefault("image", {})["alt"] = (
+                    "Static stand-in for the interactive explorer. " + last_plot[1]
+                )
+            else:
+                new.append(_note("this note"))
+        cell["outputs"] = new
+        if own:
+            alt = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt", "")
+            last_plot = (own[-1], alt)
+    return replaced
+
+
+def describe_plots(cells: list[Any]) -> None:
+    """Set the alt text of every code cell that draws a plot, in place."""
+    prose = ""
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            prose = _text(cell.get("source", ""))
+            continue
+        if cell.get("cell_type") != "code" or not _images(cell.get("outputs", [])):
+            continue
+        image = cell.setdefault("metadata", {}).setdefault("mystnb", {}).setdefault("image", {})
+        image.setdefault("alt", alt_text(_text(cell.get("source", "")), prose))
+
+
+def copy_notebook(src: Path, dest: Path, note: str) -> None:
+    """Copy a notebook with its outputs, prepared for a static page.
+
+    Args:
+        src: The notebook to copy.
+        dest: Where to write the copy.
+        note: Markdown to insert right after the notebook's title.
+    """
+    import nbformat
+
+    nb = nbformat.read(src, as_version=4)
+    at = 0
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown" and re.search(r"^# ", cell.source, re.M):
+            # Split the title line from the rest so the note sits directly under it.
+            head, _, rest = cell.source.partition("\n")
+            if head.startswith("# ") and rest.strip():
+                cell.source = head
+                nb.cells.insert(i + 1, nbformat.v4.new_markdown_cell(rest.lstrip("\n")))
+            at = i + 1
+            break
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            drop_tool_data(cell.outputs)
+            cell.outputs = [nbformat.from_dict(o) for o in merge_streams(cell.outputs)]
+    describe_plots(nb.cells)
+    replace_widgets(nb.cells)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.from_dict(o) for o in cell.outputs]
+    note_cell = nbformat.v4.new_markdown_cell(note)
+    note_cell.metadata["tags"] = ["book-note"]
+    # nbformat >= 5.1 wants cell ids; give the note a stable one.
+    note_cell["id"] = "book-note"
+    nb.cells.insert(at, note_cell)
+    for cell in nb.cells:
+        if "id" not in cell:
+            cell["id"] = hashlib.sha1(cell.source.encode()).hexdigest()[:8]
+    nbformat.write(nb, dest)

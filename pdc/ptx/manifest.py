@@ -1,0 +1,235 @@
+"""Every kernel of the course, with the argument types it is launched with.
+
+``pdc ptx`` compiles what ``discover`` finds in pdc/, solutions/, notebooks/ and tests/;
+each found kernel must be listed here (an unlisted one fails the run, so none slips by).
+Argument types come from the graded exercises' public cases where a kernel is an exercise,
+and from the table below otherwise. Student stubs (exercises/) and the wrong submissions
+the grader is tested with (tests/submissions/) are not course kernels.
+"""
+
+from __future__ import annotations
+
+import linecache
+import types
+from pathlib import Path
+from typing import Any
+
+from .discover import Found, discover
+
+SCAN = (
+    "pdc/**/*.py",
+    "solutions/*.ipynb",
+    "notebooks/*.ipynb",
+    "notebooks/**/*.py",
+    "tests/*.py",
+)
+PRELUDE = "import math\nimport numpy as np\nimport numba\nfrom numba import cuda, float32\n"
+
+F1, F2, I32, I64 = "float32[::1]", "float32[:, ::1]", "int32[::1]", "int64[::1]"
+EXERCISE = "exercise"  # argument types from pdc.grade.exercises' first public case
+RING = "ring"  # a ring handler: compiled inside the ring kernel (request REQ, reply REP)
+
+
+def skip(reason: str) -> tuple[str, str]:
+    """A found kernel that is deliberately not compiled, and why."""
+    return ("skip", reason)
+
+
+def ring(request: str = "REQ", reply: str = "REP") -> tuple[str, str, str]:
+    """A ring handler whose message dtypes are the file's ``request`` and ``reply``."""
+    return (RING, request, reply)
+
+
+KERNELS: dict[str, dict[str, Any]] = {
+    "pdc/ring/cuda_kernel.py": {
+        "ring_kernel": skip("built around each handler: see the ring rows"),
+        "handle_once": skip("built around a handler: see the launch-per-message row"),
+    },
+    "pdc/ring/bench.py": {"double": ring()},
+    **{
+        f"solutions/{nb}.ipynb": dict.fromkeys(names, EXERCISE)
+        for nb, names in {
+            "01_elementwise": ("multiply", "saxpy"),
+            "02_conv1d": ("conv1d",),
+            "03_matmul": ("matmul_naive", "matmul_tiled"),
+            "04_conv2d": ("blur2d", "blur2d_tiled"),
+            "05_reduction": ("block_sum",),
+        }.items()
+    },
+    "solutions/06_ring.ipynb": {"detect": ring("REQUEST", "REPLY")},
+    "notebooks/01_why_gpus.ipynb": {"saxpy_kernel": ("float32", F1, F1)},
+    "notebooks/02_gpu_architecture.ipynb": {
+        "who_did_it": ("int32[:, ::1]", "int32[:, ::1]"),
+    },
+    "notebooks/03_memory.ipynb": {"strided_read": (F1, "int64", F1), "add": (F1, F1, F1)},
+    "notebooks/04_cuda_from_python.ipynb": {
+        "scale": (F1, "float32", F1),
+        "scale_unguarded": (F1, "float32", F1),
+        "add": (F1, F1, F1),
+        "count_racy": (I64,),
+        "count_atomic": (I64,),
+    },
+    "notebooks/05_shared_memory_atomics.ipynb": {
+        "scale_grid_stride": (F1, "float32", F1, I32),
+        "shifted_clamped": (F1, "int64", F1),
+        "moving_average_shared": (F1, F1),
+        "reverse_blocks": (F1, F1),
+        "smooth5": (F1, F1),
+        "total_per_element": (F1, F1),
+        "total_per_thread": (F1, F1),
+        "histogram": (I32, I32),
+    },
+    "notebooks/practice/ch04.py": {"relu_kernel": (F1, F1), "scale_rows": (F2, F1, F2)},
+    "notebooks/practice/ch05.py": {"reverse_blocks": (F1, F1), "histogram": (I32, I32)},
+    "notebooks/06_performance_pitfalls.ipynb": {"add_one": (F1,)},
+    "notebooks/09_persistent_ring_kernels.ipynb": {
+        "hypot": ring(),
+        "empty_kernel": (F1,),
+        "bad_abs": skip("rejected on purpose: the chapter shows the handler error"),
+        "safe_sqrt": ring(),
+    },
+    "notebooks/10_optimisation.ipynb": {"probe": (F2, F2, F2, I64), "heavy": (F1, F1)},
+    "tests/kernels_for_tests.py": {"add": (F1, F1, F1), "scale2d": (F2, F2, "float32")},
+    "tests/test_ring_cpu.py": {
+        "root": ring(),
+        "anything": skip("a pure-Python handler: CPU only"),
+        "bad_types": skip("rejected on purpose by the test"),
+    },
+    "tests/test_ring_cuda.py": {"scale": ring(), "roots": ring()},
+    "tests/test_ring_handlers.py": {
+        "anything": skip("a pure-Python handler: CPU only"),
+        "good": ring(),
+    },
+    "tests/test_ring_metal.py": {
+        "scale": ring(),
+        "maths": ring(),
+        "packed": ring("PACKED", "REP"),
+    },
+    "tests/test_ring_semantics.py": {"work": ring()},
+}
+# Kernels no decorator marks: plain functions a test passes to cuda.jit or pdc.kernel.
+UNDECORATED = {"tests/kernels_for_tests.py": ("add", "scale2d")}
+
+
+def find_all(root: Path) -> list[Found]:
+    """Every kernel and handler of the course under ``root``."""
+    found: list[Found] = []
+    for pattern in SCAN:
+        for path in sorted(root.glob(pattern)):
+            found += discover(path, root)
+    for rel, names in UNDECORATED.items():
+        path = root / rel
+        if path.is_file():
+            from .discover import file_text
+            from .gather import kernel_slice
+
+            base = kernel_slice(file_text(path))
+            found += [Found(rel, n, 0, "kernel", base) for n in names]
+    return found
+
+
+def _exercise_args(name: str) -> list[Any]:
+    from pdc.grade import exercises
+
+    _, part = exercises.find_part(name)
+    case = exercises.public_cases(part)[0]
+    return list(case.args.values())
+
+
+def _exercise_entry(f: Found) -> str | None:
+    """A student's copy of an exercise kernel (``pdc ptx my/03_matmul.ipynb``)."""
+    if f.kind != "kernel" or f.path in KERNELS:
+        return None
+    from pdc.grade import exercises
+
+    try:
+        exercises.find_part(f.name)
+    except ValueError:
+        return None
+    return EXERCISE
+
+
+def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict], list[dict]]:
+    """Compile jobs for the found kernels, and rows for those that are not compiled.
+
+    Returns:
+        ``(jobs, rows)``: jobs for ``compile_many``; rows (dicts with name, where, status,
+        note) for skipped kernels, unlisted kernels and listed kernels no longer found.
+    """
+    from .compile import describe
+
+    jobs: list[dict] = []
+    rows: list[dict] = []
+    seen: set[tuple[str, str]] = set()
+    for f in found:
+        where = f"{f.path}:{f.line}" if f.line else f.path
+        entry = KERNELS.get(f.path, {}).get(f.name) or _exercise_entry(f)
+        seen.add((f.path, f.name))
+        source = PRELUDE + f.source
+        if entry is None:
+            note = f"not in pdc/ptx/manifest.py: add its argument types ({f.kind})"
+            rows.append({"name": f.name, "where": where, "status": "unlisted", "note": note})
+        elif entry[0] == "skip":
+            rows.append({"name": f.name, "where": where, "status": "skip", "note": entry[1]})
+        elif entry[0] == RING:
+            params = {"source": source, "handler": f.name, "request": entry[1]}
+            params |= {"reply": entry[2], "filename": f.path}
+            jobs.append(_call(f"ring {f.name}", where, "ring_unit", params))
+        else:
+            args = _exercise_args(f.name) if entry == EXERCISE else list(entry)
+            job = {"name": f.name, "where": where, "source": source, "kernel": f.name}
+            jobs.append(job | {"args": [describe(a) for a in args], "filename": f.path})
+    for path, names in KERNELS.items():
+        for name in names:
+            if (path, name) not in seen:
+                note = "listed in pdc/ptx/manifest.py but not found: remove or fix the entry"
+                rows.append({"name": name, "where": path, "status": "missing", "note": note})
+    jobs.append(_call("launch_per_message", "pdc/ring/cuda.py", "baseline_unit", {}))
+    return jobs, rows
+
+
+def _call(name: str, where: str, target: str, params: dict) -> dict:
+    return {
+        "kind": "call",
+        "name": name,
+        "where": where,
+        "target": f"pdc.ptx.manifest:{target}",
+        "params": params,
+    }
+
+
+# -- run in the compiling process (pdc.ptx.worker) -------------------------------------------
+def _exec(source: str, filename: str) -> dict:
+    mod = types.ModuleType(f"_pdc_ptx_{abs(hash(filename))}")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), mod.__dict__)
+    return mod.__dict__
+
+
+def ring_unit(source: str, handler: str, request: str, reply: str, filename: str) -> tuple:
+    """The real-GPU ring kernel around a handler defined in ``source``."""
+    from pdc.ring import cuda_kernel as ck
+    from pdc.ring.handlers import HandlerSpec
+
+    ns = _exec(source, filename)
+    spec = HandlerSpec.create(ns[handler], ns[request], ns[reply])
+    return ck.compile_unit(spec)
+
+
+def baseline_unit() -> tuple:
+    """The launch-per-message kernel of ``pdc bench ring`` (one handler call per launch)."""
+    import math
+
+    from numba import cuda
+    from numba import types as nt
+    from numba.cuda.np.numpy_support import from_dtype
+
+    from pdc.ring import bench
+    from pdc.ring import cuda_kernel as ck
+    from pdc.ring.handlers import HandlerSpec
+
+    spec = HandlerSpec.create(bench.double, bench.REQ, bench.REP)
+    built = spec.build(select_impl=ck.select_device(False), math_impl=math)
+    kernel = ck.build_single(cuda.jit(device=True)(built))
+    argtypes = (from_dtype(spec.request)[::1], from_dtype(spec.reply)[::1], nt.int64[::1])
+    return kernel.py_func, argtypes

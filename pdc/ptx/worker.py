@@ -1,0 +1,119 @@
+"""The compiling process: numba.cuda for a real GPU, in a process with no GPU and no simulator.
+
+Run as ``python -m pdc.ptx.worker``: reads a pickled list of jobs on stdin and writes one
+JSON line per (job, compute capability) as each is compiled, so the parent can run
+``ptxas`` on the first PTX while numba compiles the next. numba asks the current device
+for its compute capability when it compiles a device function; with no device that lookup
+is pointed at the capability being compiled for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import linecache
+import os
+import pickle
+import sys
+import time
+import types
+from typing import Any
+
+from pdc.ptx.build import shorten_error
+
+
+def _patch(cc: tuple[int, int]) -> None:
+    import numba.cuda.cudadrv.nvrtc as nvrtc
+    import numba.cuda.dispatcher as dispatcher
+
+    nvrtc.get_arch_option = lambda major, minor: f"compute_{major}{minor}"  # type: ignore[attr-defined]
+    target = types.SimpleNamespace(compute_capability=tuple(cc))
+    dispatcher.get_current_device = lambda: target
+
+
+def numba_type(desc: tuple) -> Any:
+    """The numba type of an argument descriptor made by ``pdc.ptx.compile.describe``."""
+    from numba import types as nt
+    from numba.cuda.np.numpy_support import from_dtype
+
+    kind = desc[0]
+    if kind == "array":
+        _, dtype, ndim, layout = desc
+        return nt.Array(from_dtype(dtype), ndim, layout)
+    if kind == "scalar":
+        return from_dtype(desc[1])
+    if kind == "type":
+        if not isinstance(desc[1], str):
+            return desc[1]  # already a numba type
+        return eval(desc[1], dict(vars(nt)))  # a numba type string: "float32[:, ::1]"
+    raise TypeError(f"[pdc ptx] expected an array, scalar or type descriptor, got {desc!r}")
+
+
+def _load(job: dict) -> tuple[Any, tuple]:
+    if job["kind"] == "call":  # a factory building the kernel (the ring kernels)
+        module, _, attr = job["target"].partition(":")
+        return getattr(importlib.import_module(module), attr)(**job.get("params", {}))
+    filename = job.get("filename") or f"<pdc-ptx {job['name']}>"
+    modname = f"_pdc_ptx_{job['id']}"
+    mod = types.ModuleType(modname)
+    mod.__file__ = filename
+    sys.modules[modname] = mod
+    # numba quotes the kernel's source lines in its errors: let linecache find them.
+    text = job["source"]
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), mod.__dict__)
+    if job["kernel"] not in mod.__dict__:
+        raise NameError(f"[pdc ptx] the source defines no {job['kernel']!r}")
+    obj = mod.__dict__[job["kernel"]]
+    fn = getattr(obj, "py_func", obj)
+    return fn, tuple(numba_type(d) for d in job["args"])
+
+
+def _failure(exc: BaseException, source: str = "") -> tuple[str, str]:
+    full = f"{type(exc).__name__}: {exc}"
+    loc = getattr(exc, "loc", None)
+    line = getattr(loc, "line", None) if loc is not None else None
+    if line is None and isinstance(exc, SyntaxError):
+        line = exc.lineno
+    return shorten_error(type(exc).__name__, str(exc), source, line), full[:20_000]
+
+
+def main() -> int:
+    """Compile every job read from stdin; one JSON result line per job and capability."""
+    jobs = pickle.load(sys.stdin.buffer)
+    out = sys.stdout
+    for job in jobs:
+        ccs = [tuple(cc) for cc in job["ccs"]]
+        _patch(ccs[0])
+        t0 = time.perf_counter()
+        try:
+            fn, argtypes = _load(job)
+        except Exception as exc:  # the source itself fails: every capability fails alike
+            error, full = _failure(exc, job.get("source", ""))
+            for cc in ccs:
+                out.write(json.dumps({"id": job["id"], "cc": cc, "error": error, "full": full}))
+                out.write("\n")
+            out.flush()
+            continue
+        load_s = time.perf_counter() - t0
+        from numba import cuda
+
+        for cc in ccs:
+            _patch(cc)
+            t0 = time.perf_counter()
+            result: dict[str, Any] = {"id": job["id"], "cc": cc}
+            try:
+                ptx, _ = cuda.compile_ptx(fn, argtypes, cc=cc)
+                result["ptx"] = ptx
+            except Exception as exc:
+                result["error"], result["full"] = _failure(exc, job.get("source", ""))
+            result["seconds"] = time.perf_counter() - t0 + load_s
+            load_s = 0.0
+            out.write(json.dumps(result) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    sys.exit(main())
