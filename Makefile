@@ -12,7 +12,7 @@ comma := ,
 EXTRAS := course,dev,metal$(if $(shell command -v nvidia-smi 2>/dev/null),$(comma)cuda,)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env lab test lint test-unit test-notebooks test-book book assign grade bench doctor clean
+.PHONY: env lab test lint test-unit test-notebooks test-book book serve-book assign grade bench doctor gpu-report clean
 
 env: $(STAMP)
 
@@ -53,6 +53,13 @@ test-notebooks: env
 book: env
 	$(BIN)/python book/build.py
 
+# The book also works opened as files; served over http its search shows excerpts too.
+BOOK_PORT ?= 8000
+serve-book: env
+	$(BIN)/python book/build.py --if-stale
+	@echo "The course book: http://127.0.0.1:$(BOOK_PORT)/ (Ctrl-C stops it)"
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory book/_build/html $(BOOK_PORT)
+
 test-book: book
 	$(BIN)/pytest tests/test_book*.py
 
@@ -66,6 +73,13 @@ grade: env
 
 bench: env
 	$(BIN)/pdc bench ring
+
+# On a machine with an NVIDIA GPU, with its own Python (never a new environment from a
+# package registry): tests with PDC_BACKEND=cuda, every notebook, `pdc bench ring`.
+# WHEELS=folder installs carried wheels with pip --no-index first. Here it stops at once.
+OUT ?= gpu-report
+gpu-report:
+	$(PYTHON) pdc/gpu_report/run.py --out "$(OUT)" $(if $(WHEELS),--wheels "$(WHEELS)",)
 
 clean:
 	rm -rf $(VENV) book/_build .pytest_cache

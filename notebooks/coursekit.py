@@ -47,6 +47,7 @@ __all__ = [
     "device_limits",
     "evidence",
     "evidence_problems",
+    "evidence_record",
     "measure",
     "median_ms",
     "occupancy",
@@ -558,8 +559,9 @@ def setup_torch(max_threads: int = 4) -> int:
 
     PyTorch starts one intra-op thread per core. When other processes hold those cores, a
     small operation waits for every thread of the pool to be scheduled and a microsecond
-    kernel can take milliseconds. A few threads, never more than the cores, keeps timings
-    honest.
+    kernel can take milliseconds. A few threads, never more than the cores that are idle
+    (the cores minus the one-minute load average, where the system reports it), keeps
+    timings honest; the chapters print the number they got.
 
     Args:
         max_threads: Upper bound on intra-op threads.
@@ -571,7 +573,12 @@ def setup_torch(max_threads: int = 4) -> int:
         import torch
     except ImportError:
         return 0
-    threads = max(1, min(max_threads, os.cpu_count() or 1))
+    cores = os.cpu_count() or 1
+    try:
+        idle = cores - round(os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average on this system (Windows)
+        idle = cores
+    threads = max(1, min(max_threads, cores, idle))
     torch.set_num_threads(threads)
     try:
         torch.set_num_interop_threads(1)
@@ -629,6 +636,28 @@ def evidence_problems(record: dict) -> list[str]:
     return problems
 
 
+def evidence_record(
+    name: str,
+    measured: Timing | float,
+    baseline: Timing | float,
+    *,
+    baseline_name: str,
+    max_ratio: float,
+    slack_s: float = 0.0,
+    min_ratio: float | None = None,
+) -> dict:
+    """The JSON-ready record that :func:`evidence` shows; arguments as there."""
+    return {
+        "name": name,
+        "seconds": measured.median_s if isinstance(measured, Timing) else float(measured),
+        "baseline": baseline_name,
+        "baseline_seconds": baseline.median_s if isinstance(baseline, Timing) else float(baseline),
+        "max_ratio": max_ratio,
+        "slack_s": slack_s,
+        "min_ratio": min_ratio,
+    }
+
+
 def evidence(
     name: str,
     measured: Timing | float,
@@ -638,13 +667,13 @@ def evidence(
     max_ratio: float,
     slack_s: float = 0.0,
     min_ratio: float | None = None,
-    display: bool = True,
-) -> dict:
+) -> None:
     """Record a measurement beside a baseline from the same run, and say if it is plausible.
 
     The record is shown as one line of text and stored in the cell's output under the MIME
     type :data:`EVIDENCE_MIME`, where ``tests/test_notebook_evidence.py`` finds it in the
-    committed notebook and applies :func:`evidence_problems` again.
+    committed notebook and applies :func:`evidence_problems` again. Outside IPython the line
+    is printed.
 
     Args:
         name: Unique name, ``"chNN.what"``.
@@ -654,20 +683,16 @@ def evidence(
         max_ratio: ``measured`` may be at most this many times the baseline ...
         slack_s: ... plus this many seconds (fixed call overheads).
         min_ratio: Optional lower bound; faster than this means the work was not waited for.
-        display: Show the record in the notebook (``False`` only returns it).
-
-    Returns:
-        The record.
     """
-    record = {
-        "name": name,
-        "seconds": measured.median_s if isinstance(measured, Timing) else float(measured),
-        "baseline": baseline_name,
-        "baseline_seconds": baseline.median_s if isinstance(baseline, Timing) else float(baseline),
-        "max_ratio": max_ratio,
-        "slack_s": slack_s,
-        "min_ratio": min_ratio,
-    }
+    record = evidence_record(
+        name,
+        measured,
+        baseline,
+        baseline_name=baseline_name,
+        max_ratio=max_ratio,
+        slack_s=slack_s,
+        min_ratio=min_ratio,
+    )
     problems = evidence_problems(record)
     ratio = record["seconds"] / record["baseline_seconds"] if record["baseline_seconds"] else 0.0
     verdict = "; ".join(problems) if problems else "plausible"
@@ -675,11 +700,13 @@ def evidence(
         f"check {name}: {format_seconds(record['seconds'])} = {ratio:.3g}x {baseline_name} "
         f"({format_seconds(record['baseline_seconds'])}): {verdict}"
     )
-    if display:
-        try:
-            from IPython.display import display as show
-        except ImportError:
-            print(text)
-        else:
-            show({"text/plain": text, EVIDENCE_MIME: json.loads(json.dumps(record))}, raw=True)
-    return record
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        print(text)
+        return
+    if get_ipython() is None:
+        print(text)
+    else:
+        display({"text/plain": text, EVIDENCE_MIME: json.loads(json.dumps(record))}, raw=True)

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .backends import Backend, check_dtype, check_shape, get_backend
+from .backends.base import DTypeLike, ShapeLike
 
 
 class BufferState(enum.Enum):
@@ -69,8 +71,8 @@ class UnifiedBuffer:
 
     def __init__(
         self,
-        shape: Any,
-        dtype: Any = np.float32,
+        shape: ShapeLike,
+        dtype: DTypeLike = np.float32,
         *,
         pinned: bool = False,
         backend: str | Backend | None = None,
@@ -94,7 +96,11 @@ class UnifiedBuffer:
 
     @classmethod
     def from_array(
-        cls, array: Any, *, pinned: bool = False, backend: str | Backend | None = None
+        cls,
+        array: npt.ArrayLike,
+        *,
+        pinned: bool = False,
+        backend: str | Backend | None = None,
     ) -> UnifiedBuffer:
         """A new buffer holding a copy of ``array`` on the host (not yet on the device)."""
         arr = np.asarray(array)
@@ -166,7 +172,7 @@ class UnifiedBuffer:
         view.flags.writeable = False
         return view
 
-    def copy_from(self, array: Any) -> None:
+    def copy_from(self, array: npt.ArrayLike) -> None:
         """Write ``array`` into the host copy (shape and dtype must match)."""
         self._check_live("UnifiedBuffer.copy_from")
         arr = np.asarray(array)

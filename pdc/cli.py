@@ -12,6 +12,7 @@ import sys
 COMMANDS = {
     "doctor": ("pdc.doctor", "check this machine's GPU setup and installed libraries"),
     "bench": ("pdc.ring.bench", "benchmarks: `pdc bench ring` measures ring-kernel latency"),
+    "stress": ("pdc.ring.stress", "ring kernels under threads, toggles and faults: 0 lost"),
     "grade": ("pdc.grade.cli", "grade exercise submissions (notebooks or folders)"),
     "assign": ("pdc.grade.assign", "generate student exercises from the solutions"),
     "ptx": ("pdc.ptx.cli", "compile every kernel for sm_80/sm_90 (no GPU needed): registers"),

@@ -23,7 +23,7 @@ LIBRARIES = (
     "numpy",
     "numba",
     "numba-cuda",
-    "cupy-cuda12x",
+    "cupy",
     "mlx",
     "torch",
     "jupyterlab",
@@ -31,15 +31,31 @@ LIBRARIES = (
     "matplotlib",
     "nbval",
     "jupyter-book",
+    "nvidia-cuda-nvcc-cu12",
 )
+# CuPy ships one wheel per CUDA major version; GPU machines with CUDA 13 have cupy-cuda13x.
+CUPY_WHEELS = ("cupy-cuda12x", "cupy-cuda13x", "cupy")
 HINTS = {
-    "cuda": "install the CUDA extras: pip install -e '.[cuda]' (numba-cuda, cupy-cuda12x)",
+    "cuda": (
+        "install the CUDA extras: pip install -e '.[cuda]' (numba-cuda, cupy-cuda12x; "
+        "cupy-cuda13x on CUDA 13 machines works as well)"
+    ),
     "metal": "install MLX: pip install -e '.[metal]' (mlx on macOS, mlx[cpu] on Linux)",
     "cpu": "reinstall numpy and numba: make clean && make test",
 }
 
 
 def _version(dist: str) -> str | None:
+    if dist == "cupy":  # whichever CuPy wheel is installed, named with its version
+        for wheel in CUPY_WHEELS:
+            found = _version(wheel) if wheel != "cupy" else _dist_version("cupy")
+            if found:
+                return found if wheel == "cupy" else f"{found} ({wheel})"
+        return None
+    return _dist_version(dist)
+
+
+def _dist_version(dist: str) -> str | None:
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -131,7 +147,7 @@ def render(report: dict[str, Any]) -> str:
         "libraries:",
     ]
     for lib, ver in report["libraries"].items():
-        lines.append(f"  {lib:<14} {ver or '-'}")
+        lines.append(f"  {lib:<22} {ver or '-'}")
     if report["problems"]:
         lines += ["", "PROBLEMS:"] + [f"  - {p}" for p in report["problems"]]
     else:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .backends import Backend
+from .backends.base import Dims
 from .buffer import UnifiedBuffer, resolve_backend
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -36,7 +37,7 @@ def _dims(op: str, what: str, value: Any) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-def check_block(block: Any) -> tuple[int, ...]:
+def check_block(block: Dims) -> tuple[int, ...]:
     """Validate a block shape: at most 1024 threads; warn if not a whole number of warps.
 
     Raises:
@@ -58,7 +59,7 @@ def check_block(block: Any) -> tuple[int, ...]:
     return dims
 
 
-def grid_for(size: Any, block: tuple[int, ...]) -> tuple[int, ...]:
+def grid_for(size: Dims, block: tuple[int, ...]) -> tuple[int, ...]:
     """The smallest grid whose blocks cover ``size``: ``ceil(size / block)`` per dimension."""
     dims = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
     if len(dims) != len(block):
@@ -79,7 +80,11 @@ class Kernel:
     """
 
     def __init__(
-        self, fn: Callable, block: Any, grid: Any = None, backend: str | Backend | None = "cuda"
+        self,
+        fn: Callable,
+        block: Dims,
+        grid: Dims | None = None,
+        backend: str | Backend | None = "cuda",
     ) -> None:
         self.fn = fn
         self.block = check_block(block)
@@ -102,7 +107,7 @@ class Kernel:
                 )
         return self._backend
 
-    def geometry(self, size: Any = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def geometry(self, size: Dims | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The ``(grid, block)`` a launch over ``size`` elements would use."""
         if self.grid is not None:
             return self.grid, self.block
@@ -112,22 +117,21 @@ class Kernel:
             )
         return grid_for(size, self.block), self.block
 
-    def __getitem__(self, geometry: tuple[Any, Any]) -> Callable[..., None]:
+    def __getitem__(self, geometry: tuple[Dims, Dims]) -> Callable[..., None]:
         """``k[grid, block](*args)``: launch once with explicit geometry."""
         grid, block = geometry
         grid, block = _dims("kernel", "grid", grid), check_block(block)
         return lambda *args: self._launch(grid, block, args)
 
-    def __call__(self, *args: Any, size: Any = None) -> None:
+    def __call__(self, *args: Any, size: Dims | None = None) -> None:
         if size is None and self.grid is None:
             first = next((a for a in args if hasattr(a, "shape") and len(a.shape)), None)
             if first is None:
                 raise ValueError(
                     f"[{self.__name__}] expected size=... or an array argument to size the grid"
                 )
-            size = first.shape if len(self.block) > 1 else first.shape[0]
-            if len(self.block) > 1:
-                size = tuple(size)[: len(self.block)]
+            shape = tuple(first.shape)
+            size = shape[: len(self.block)] if len(self.block) > 1 else shape[0]
         grid, block = self.geometry(size)
         self._launch(grid, block, args)
 
@@ -153,7 +157,9 @@ class Kernel:
         return f"<pdc.kernel {self.__name__} block={self.block} grid={self.grid or 'from size'}>"
 
 
-def kernel(block: Any = 256, grid: Any = None, backend: str | Backend | None = "cuda"):
+def kernel(
+    block: Dims = 256, grid: Dims | None = None, backend: str | Backend | None = "cuda"
+) -> Callable[[Callable], Kernel]:
     """Decorate a ``numba.cuda``-style kernel function with its launch geometry.
 
     Args:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .backends import Backend, check_dtype, check_shape
+from .backends.base import DTypeLike, ShapeLike
 from .buffer import UnifiedBuffer, resolve_backend
 
 
@@ -59,7 +60,7 @@ class MemoryPool:
         self._in_use: dict[int, UnifiedBuffer] = {}
 
     def acquire(
-        self, shape: Any, dtype: Any = np.float32, *, pinned: bool = False
+        self, shape: ShapeLike, dtype: DTypeLike = np.float32, *, pinned: bool = False
     ) -> UnifiedBuffer:
         """Return a buffer of this shape and dtype, reused when one is cached.
 

@@ -34,7 +34,8 @@ def test_environment_yml_pip_section_matches_the_pins():
     for req in pip:
         if req.startswith("-e"):
             continue
-        name, _, version = req.partition("==")
+        spec = req.split(";")[0].strip()  # an environment marker may follow the pin
+        name, _, version = spec.partition("==")
         assert version, f"environment.yml: expected a pinned NAME==VERSION, got {req!r}"
         assert pins.get(norm(name)) == version, (
             f"environment.yml pins {name}=={version}, constraints.txt has {pins.get(norm(name))}"
@@ -52,6 +53,17 @@ def test_every_dependency_of_pyproject_is_pinned():
     for req in reqs:
         name = norm(re.split(r"[\[<>=;! ]", req, maxsplit=1)[0])
         assert name in pins, f"{req!r} from pyproject.toml has no pin in constraints.txt"
+
+
+def test_compiler_wheels_are_pinned_where_pdc_ptx_needs_them():
+    # `pdc ptx`, `pdc.resources` and the exercise checks compile for sm_80/sm_90 with these.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = constraints()
+    for wheel in ("nvidia-cuda-nvcc-cu12", "nvidia-cuda-nvrtc-cu12"):
+        assert pins[wheel] == "12.9.86"
+        for extra in ("dev", "course"):
+            reqs = project["optional-dependencies"][extra]
+            assert any(r.startswith(f"{wheel}==12.9.86") for r in reqs), (wheel, extra)
 
 
 def test_torch_is_pinned_to_the_cpu_build_version():

@@ -1,8 +1,9 @@
-"""Wrong and cheating submissions score below full marks, for the right reason.
+"""Wrong and cheating submissions score below full marks, for the right reason; correct
+kernels in unusual styles score full marks.
 
-Each folder under tests/submissions/ holds one notebook (built by tests/submissions/build.py)
-and expect.json: the criteria that must fail, those that must pass, and a phrase the feedback
-must contain.
+Each folder under tests/submissions/ holds notebooks (built by tests/submissions/build.py)
+and expect.json: either ``full`` (full marks) or the criteria that must fail, those that must
+pass, and a phrase the feedback must contain; optionally a warning the report must carry.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from pdc.grade import exercises as exs
+from pdc.grade import gate, source
 from pdc.grade.grader import grade
 
 HERE = Path(__file__).resolve().parent / "submissions"
@@ -21,14 +24,33 @@ CASES = sorted(p.name for p in HERE.iterdir() if (p / "expect.json").is_file())
 TIMEOUT_S = 5.0
 
 
-def _grade(name):
+@pytest.fixture(scope="module", autouse=True)
+def _compile_all_at_once():
+    """Fill the compile gate's cache in one process: one start instead of one per folder."""
+    jobs = []
+    for name in CASES:
+        expect = json.loads((HERE / name / "expect.json").read_text())
+        ex = exs.exercise(expect["exercise"])
+        part = next(p for p in ex.parts if p.name == expect["part"])
+        for path in (HERE / name).glob("*.ipynb"):
+            ext = source.extract(source.notebook_cells(path), [part.name], ex.constants)
+            if part.runner is None and part.name not in ext.problems:
+                args = list(exs.public_cases(part)[0].args.values())
+                text = gate.module_text(ext, part.name)
+                jobs.append((f"{name}/{path.name}", text, part.name, args))
+    gate.check_compiles(jobs)
+
+
+def _grade(name, sub_out=None):
     expect = json.loads((HERE / name / "expect.json").read_text())
     t0 = time.perf_counter()
     # A short timeout only where a timeout is the point: a busy CI machine is slow.
-    timeout = TIMEOUT_S if name == "infinite_loop" else 60.0
+    timeout = TIMEOUT_S if name == "infinite_loop" else expect.get("timeout", 60.0)
     sub = grade(
         HERE / name, only=[expect["exercise"]], kernels=[expect["part"]], timeout=timeout, seed=11
     )
+    if sub_out is not None:
+        sub_out.append(sub)
     (part,) = sub.parts
     return expect, part, {v.criterion: v for v in part.verdicts}, time.perf_counter() - t0
 
@@ -36,11 +58,19 @@ def _grade(name):
 def test_cases_exist():
     assert len(CASES) >= 20
     assert sum(c.startswith("attack_") for c in CASES) >= 7
+    for group in ("reach_", "atomic_", "kind_", "style_", "edge_", "load_", "pick_"):
+        assert sum(c.startswith(group) for c in CASES) >= 3, group
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_wrong_submission_is_caught(name):
-    expect, part, verdicts, _ = _grade(name)
+def test_submission_is_graded_for_the_right_reason(name):
+    subs: list = []
+    expect, part, verdicts, _ = _grade(name, subs)
+    for w in [expect["warning"]] if "warning" in expect else []:
+        assert any(w in line for line in subs[0].warnings), subs[0].warnings
+    if expect.get("full"):
+        assert part.score == part.max_score, [v.output for v in verdicts.values()]
+        return
     assert part.score < part.max_score
     for c in expect["fail"]:
         assert not verdicts[c].passed, (c, verdicts[c].output)
@@ -72,6 +102,11 @@ def test_hidden_cases_do_not_leak_through_feedback():
     # Only the case number and a category: no sizes, indices, shapes or exception text.
     for line in out.splitlines()[1:]:
         assert re.fullmatch(r"hidden case \d+ failed: [a-z ]+", line), line
+
+
+def test_correct_kernels_in_unusual_styles_earn_full_marks():
+    full = [c for c in CASES if json.loads((HERE / c / "expect.json").read_text()).get("full")]
+    assert len(full) >= 8 and sum(c.startswith("style_") for c in full) >= 5
 
 
 def test_bug_reports_name_thread_and_line():

@@ -125,7 +125,9 @@ def multiply(a, b, out):
 """
     sub = grade(_notebook(tmp_path, src), kernels=["multiply"], seed=3)
     v = {x.criterion: x for x in sub.parts[0].verdicts}
-    assert v["public"].passed and v["hidden"].passed
+    assert v["public"].passed and not v["hidden"].passed  # out of range fails the case
+    for line in v["hidden"].output.splitlines()[1:]:
+        assert re.fullmatch(r"hidden case \d: out-of-bounds access", line.replace(" failed", ""))
     assert not v["parallel"].passed and not v["bounds"].passed
     assert re.fullmatch(r"hidden case \d: one thread does the work of many", v["parallel"].output)
     for line in v["bounds"].output.splitlines():

@@ -103,8 +103,14 @@ def test_bounds_too_loose_to_check_are_refused():
     assert ck.evidence_problems({"name": "x", "seconds": "fast"})
 
 
-def test_evidence_returns_a_record_that_round_trips():
+def test_evidence_prints_its_verdict_outside_ipython(capsys):
+    ck.evidence("t.slow", 24e-3, 40e-6, baseline_name="a copy", max_ratio=20, slack_s=50e-6)
+    out = capsys.readouterr().out
+    assert out.startswith("check t.slow: 24 ms = 600x a copy (40 µs): t.slow: 24 ms is implausibly")
+
+
+def test_evidence_record_round_trips():
     base = ck.Timing((40e-6, 41e-6, 39e-6))
-    rec = ck.evidence("t.ok", 60e-6, base, baseline_name="memcpy", max_ratio=20, display=False)
+    rec = ck.evidence_record("t.ok", 60e-6, base, baseline_name="memcpy", max_ratio=20)
     assert rec["baseline_seconds"] == pytest.approx(40e-6)
     assert ck.evidence_problems(json.loads(json.dumps(rec))) == []

@@ -9,8 +9,11 @@ where each name is defined, read from the package itself at build time.
 
 from __future__ import annotations
 
+import enum
 import importlib
 import inspect
+import pkgutil
+import re
 from typing import Any
 
 PACKAGE = "pdc"
@@ -53,11 +56,58 @@ def exports(package: str = PACKAGE) -> tuple[list[str], list[tuple[str, str]]]:
     return entries, here
 
 
+def modules(package: str = PACKAGE) -> list[str]:
+    """Every module of a package (private ones included), by full name."""
+    root = importlib.import_module(package)
+    found = [package]
+    for info in pkgutil.walk_packages(root.__path__, package + "."):
+        found.append(info.name)
+    return found
+
+
 def _config_inited(app: Any, config: Any) -> None:
     entries, here = exports()
     context = dict(config.autosummary_context or {})
-    context.update(pdc_package=PACKAGE, pdc_exports=entries, pdc_exports_here=here)
+    context.update(
+        pdc_package=PACKAGE, pdc_exports=entries, pdc_exports_here=here, pdc_modules=modules()
+    )
     config.autosummary_context = context
+
+
+def _canonical(target: str) -> str | None:
+    """The defining module's name for a public name such as ``pdc.UnifiedBuffer``."""
+    parts = target.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if not (isinstance(module, str) and isinstance(qualname, str)):
+            return None
+        name = f"{module}.{qualname}"
+        return name if name != target else None
+    return None
+
+
+def _missing_reference(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    # A reference to a name a package re-exports (pdc.UnifiedBuffer, pdc.ptx.CompilerMissing)
+    # links to the object's one documentation, under the module that defines it.
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py" or not target.startswith(PACKAGE + "."):
+        return None
+    canonical = _canonical(target)
+    if canonical is None:
+        return None
+    domain = env.get_domain("py")
+    return domain.resolve_xref(
+        env, node["refdoc"], app.builder, node["reftype"], canonical, node, contnode
+    )
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree) -> None:
@@ -66,8 +116,34 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
         context["titlesuffix"] = ""
 
 
+_TILDE = re.compile(r"~([\w.]+)")
+
+
+def _tidy_name(match: re.Match[str]) -> str:
+    # Course names stay whole so that they link; others (typing.Any) show their last part.
+    name = match.group(1)
+    return name if name.split(".")[0] == PACKAGE else name.rsplit(".", 1)[-1]
+
+
+def _signature(
+    app: Any, what: str, name: str, obj: Any, options: Any, sig: str | None, ret: str | None
+) -> tuple[str | None, str | None] | None:
+    # An Enum's "signature" is Enum's own call protocol, which says nothing about the class.
+    if what == "class" and inspect.isclass(obj) and issubclass(obj, enum.Enum):
+        return "", None
+    # Class signatures come with "~module.Name" spelled out literally.
+    if sig is None and ret is None:
+        return None
+    return (
+        _TILDE.sub(_tidy_name, sig) if sig else sig,
+        _TILDE.sub(_tidy_name, ret) if ret else ret,
+    )
+
+
 def setup(app: Any) -> dict[str, Any]:
     """Register the extension's event handlers."""
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _page_context)
+    app.connect("missing-reference", _missing_reference)
+    app.connect("autodoc-process-signature", _signature)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -36,11 +36,13 @@ def _check_pipeline(fn):
             why = (
                 "batches for a CUDA device should be pinned: the copy then skips the staging buffer"
                 if device_type == "cuda"
-                else "pinning for the CPU only costs page-locked memory (PyTorch warns and ignores it)"
+                else "pinning for the CPU only costs page-locked memory (PyTorch ignores it)"
             )
             raise Wrong(f"{device_type}: pin_memory={loader.pin_memory}: {why}")
         if not isinstance(kwargs, dict):
-            raise Wrong(f"the second value should be a dict of .to() keyword arguments, got {kwargs!r}")
+            raise Wrong(
+                f"the second value should be a dict of .to() keyword arguments, got {kwargs!r}"
+            )
         if device_type == "cuda" and not kwargs.get("non_blocking", False):
             raise Wrong(
                 "cuda: from pinned batches, .to(device, non_blocking=True) returns at once and "
@@ -84,7 +86,10 @@ def _check_flops(fn):
         b, i, h, o = shape
         l1, l2 = 2 * b * i * h, 2 * b * h * o
         hints = {
-            3 * (l1 + l2): "you counted an input gradient for layer 1: X is data, nothing needs dL/dX",
+            3
+            * (
+                l1 + l2
+            ): "you counted an input gradient for layer 1: X is data, nothing needs dL/dX",
             2 * (l1 + l2): "layer 2 needs its input gradient too (dL/dH feeds layer 1's gradients)",
             l1 + l2: "that is the forward pass only",
             (l1 + l2) // 2: "a multiply-accumulate is 2 FLOPs",

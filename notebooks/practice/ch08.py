@@ -25,7 +25,9 @@ def _check_roofline(fn):
             f"attainable(1000 FLOP/B) = {got[-1]:.3g} FLOP/s, above the peak of {peak:.3g}: "
             "the flat roof is missing (take the minimum of the two roofs)"
         )
-    expect_close(got, attainable(intensity, peak, bw), what="attainable(I, 989e12, 3.35e12)", rtol=1e-9)
+    expect_close(
+        got, attainable(intensity, peak, bw), what="attainable(I, 989e12, 3.35e12)", rtol=1e-9
+    )
     scalar = fn(1.0, 67e12, 3.35e12)
     if not np.isclose(float(np.asarray(scalar)), 3.35e12):
         raise Wrong(f"attainable(1.0, 67e12, 3.35e12) = {scalar!r}, expected 3.35e12 FLOP/s")
@@ -62,7 +64,9 @@ def _check_bf16(fn):
         raise Wrong(f"to_bf16 returned shape {got.shape}, expected {x.shape}")
     truncated = (x.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
     if np.array_equal(got, truncated) and not np.array_equal(got, want):
-        raise Wrong("that truncates the lower 16 bits; round to the nearest instead (add half first)")
+        raise Wrong(
+            "that truncates the lower 16 bits; round to the nearest instead (add half first)"
+        )
     bad = np.nonzero(got.view(np.uint32) != want.view(np.uint32))[0]
     if bad.size:
         k = int(bad[0])

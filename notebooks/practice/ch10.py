@@ -30,9 +30,7 @@ def _check_sectors(fn):
                 hint = ": every thread reads the same element"
             elif stride == 3:
                 hint = ": count distinct sectors, some threads share one"
-            raise Wrong(
-                f"sectors_per_warp({stride}, {itemsize}) = {got}, expected {want}{hint}"
-            )
+            raise Wrong(f"sectors_per_warp({stride}, {itemsize}) = {got}, expected {want}{hint}")
     return "1 sector per 8 floats when coalesced, 32 (one per thread) from a stride of 8 floats"
 
 
@@ -71,7 +69,9 @@ def _counted_loads(rows, cols, tile):
 
     at = np.ones((cols, rows), np.float32)
     loads = np.zeros(1, np.int64)
-    matvec_tiled[-(-rows // tile), tile](at, np.ones(cols, np.float32), np.zeros(rows, np.float32), loads)
+    matvec_tiled[-(-rows // tile), tile](
+        at, np.ones(cols, np.float32), np.zeros(rows, np.float32), loads
+    )
     return int(loads[0])
 
 
@@ -84,11 +84,14 @@ def _check_matvec(fn):
             raise Wrong("tiled_matvec_loads returned None: is it still the stub?")
         if int(got) != want:
             hint = ""
-            if int(got) == rows * cols + rows * cols // tile or int(got) == rows * cols + -(-rows * cols // tile):
+            if int(got) == rows * cols + rows * cols // tile or int(got) == rows * cols + -(
+                -rows * cols // tile
+            ):
                 hint = ": x is loaded once per block, and blocks are counted in whole blocks"
             elif int(got) == 2 * rows * cols:
                 hint = ": that is the naive kernel; the tiled one loads x once per block"
             raise Wrong(
-                f"tiled_matvec_loads({rows}, {cols}, {tile}) = {got}, the kernel counted {want}{hint}"
+                f"tiled_matvec_loads({rows}, {cols}, {tile}) = {got}, "
+                f"the kernel counted {want}{hint}"
             )
     return "matches the kernel's own counter, including a last block with rowless threads"

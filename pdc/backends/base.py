@@ -8,10 +8,20 @@ synchronize, launch.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+
+# Public annotation aliases (``import numpy.typing`` loads nothing beyond NumPy).
+#: A shape: one length, or one length per dimension.
+ShapeLike = int | Sequence[int]
+#: Anything ``numpy.dtype()`` accepts: ``np.float32``, ``"float32"``, ``np.dtype("f4")``.
+DTypeLike = npt.DTypeLike
+#: Launch geometry (a block or a grid): a count, or one count per dimension (up to 3).
+Dims = int | tuple[int, ...]
 
 
 def check_shape(op: str, shape: Any) -> tuple[int, ...]:

@@ -77,3 +77,6 @@ def check(kernel, name: str | None = None) -> None:
         return
     part, verdicts = run_public(kernel, name)
     print(summary(part, verdicts))
+    from pdc.ptx.resources import check_line
+
+    print(check_line(kernel, part.name))

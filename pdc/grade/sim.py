@@ -24,6 +24,7 @@ thread; the first collective restarts the launch with one OS thread per simulate
 
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 import threading
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdc.grade import simcuda, simmem, simwarp
+from pdc.grade import simcuda, simgen, simmem, simwarp
 from pdc.grade.simmem import KernelError
 from pdc.grade.source import DTYPE_NAMES
 
@@ -45,7 +46,7 @@ _MAX_EXAMPLES = 3
 _STACK_BYTES = 256 * 1024
 #: Memory operations a launch may make per thread before it counts as an endless loop.
 OPS_PER_THREAD = 200_000
-_OWN_FILES = (__file__, simcuda.__file__, simmem.__file__)
+_OWN_FILES = (__file__, simcuda.__file__, simmem.__file__, simwarp.__file__)
 
 __all__ = ["Dim3", "FINDING_KINDS", "KernelError", "LaunchReport", "kernel_function", "launch"]
 
@@ -120,7 +121,7 @@ class _Ctx:
     """One simulated thread: coordinates, scheduling state and what it has synced with."""
 
     __slots__ = ("gtid", "tid", "bid", "threadIdx", "blockIdx", "state", "op", "result",
-                 "sem", "exc", "gen", "seen")  # fmt: skip
+                 "sem", "exc", "gen", "seen", "g")  # fmt: skip
 
     def __init__(self, gtid, tid, bid, thread_idx, block_idx):
         self.gtid, self.tid, self.bid = gtid, tid, bid
@@ -132,6 +133,7 @@ class _Ctx:
         self.exc = None
         self.gen = 0  # syncwarp generations this thread has passed since the last barrier
         self.seen: dict = {}  # tid -> that thread's generation when they last synced
+        self.g = None  # the thread's generator, when the kernel was rewritten (simgen)
 
     def where(self) -> str:
         b, t = self.blockIdx, self.threadIdx
@@ -156,6 +158,7 @@ class _Launch:
 
     def __init__(self, grid: Dim3, block: Dim3, threaded: bool, schedule: int):
         self.grid, self.block = grid, block
+        self.generators = False  # set when the kernel runs as generators (simgen)
         self.tpb = math.prod(block)
         self.nthreads = math.prod(grid) * self.tpb
         self.threaded = threaded
@@ -261,7 +264,9 @@ class _Launch:
                 a.new_epoch()
             ctxs = self._threads_of(bid, Dim3(bx, by, bz))
             order = ctxs[::-1] if self.schedule else ctxs
-            if self.threaded:
+            if self.generators:
+                self._run_block_generators(fn, args, ctxs, order)
+            elif self.threaded:
                 self._run_block_threaded(fn, args, ctxs, order)
             else:
                 for c in order:
@@ -278,6 +283,39 @@ class _Launch:
             raise KernelError(f"RecursionError ({c.where()})") from None
         except Exception as e:
             raise KernelError(f"{type(e).__name__}: {e} ({c.where()}{_line_of(e)})") from None
+
+    def _step(self, fn, args, c):
+        """Run thread ``c`` to its next collective (state "wait") or to its end ("done")."""
+        self.cur = c
+        try:
+            if c.g is None:
+                c.g = fn(*args)
+                op = c.g.send(None)
+            else:
+                op = c.g.send(c.result)
+        except StopIteration:
+            c.state = "done"
+            return
+        except KernelError:
+            raise
+        except RecursionError:
+            raise KernelError(f"RecursionError ({c.where()})") from None
+        except Exception as e:
+            raise KernelError(f"{type(e).__name__}: {e} ({c.where()}{_line_of(e)})") from None
+        scope, kind, mask, value, arg = op
+        mask = int(mask) & simcuda.FULL_MASK if scope == "warp" else 0
+        c.op = (scope, kind, simgen.innermost_site(c.g), mask, value, arg)
+        c.state = "wait"
+
+    def _run_block_generators(self, fn, args, ctxs, order):
+        while True:
+            for c in order:
+                if c.state == "ready":
+                    self._step(fn, args, c)
+            if not any(c.state == "wait" for c in ctxs):
+                break
+            if not simwarp.resolve_warps(self, ctxs):
+                self._resolve_block(ctxs)
 
     def _run_block_threaded(self, fn, args, ctxs, order):
         def body(c):
@@ -380,13 +418,19 @@ def _numba_namespace(fake, real):
     return types.SimpleNamespace(cuda=fake, **ns)
 
 
-def _rebind(fn, fake, cache):
-    """Copy ``fn`` with ``cuda``, ``numba`` and the device functions it calls simulated."""
+def _rebind(fn, fake, cache, memo=None):
+    """Copy ``fn`` with ``cuda``, ``numba`` and the device functions it calls simulated.
+
+    With ``memo`` (simgen's), functions that use collectives are rewritten as generators.
+    """
     fn = kernel_function(fn)
     if fn in cache:
         return cache[fn]
     g = dict(fn.__globals__)
-    new = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+    if memo is not None and simgen.has_collective(fn, memo):
+        new = simgen.rewrite(fn, g, memo)
+    else:
+        new = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
     cache[fn] = new
     for name in fn.__code__.co_names:
         v = g.get(name)
@@ -397,9 +441,9 @@ def _rebind(fn, fake, cache):
         elif name == "numba":
             g[name] = _numba_namespace(fake, v)
         elif hasattr(v, "py_func") and callable(v.py_func):  # a @cuda.jit device function
-            g[name] = _rebind(v.py_func, fake, cache)
+            g[name] = _rebind(v.py_func, fake, cache, memo)
         elif isinstance(v, types.FunctionType):  # a device function, already plain Python
-            g[name] = _rebind(v, fake, cache)
+            g[name] = _rebind(v, fake, cache, memo)
     return new
 
 
@@ -473,7 +517,15 @@ def _run_once(fn, grid, block, args, names, schedule):
 def _run(fn, grid, block, originals, names, threaded, schedule):
     L = _Launch(grid, block, threaded, schedule)
     fake = simcuda.FakeCuda(L)
-    run_fn = _rebind(fn, fake, {})
+    run_fn = None
+    if not threaded:
+        try:
+            run_fn = _rebind(fn, fake, {}, {})
+        except simgen.NoSource:
+            run_fn = None
+        L.generators = run_fn is not None and inspect.isgeneratorfunction(run_fn)
+    if run_fn is None:
+        run_fn = _rebind(fn, fake, {})
     sim_args, by_arg = [], []
     for name, a in zip(names, originals):
         if isinstance(a, np.ndarray):

@@ -22,7 +22,9 @@ def _parse_cc(text: str) -> list[tuple[int, int]]:
     for part in text.replace("sm_", "").split(","):
         part = part.strip()
         if not (part.isdigit() and len(part) in (2, 3)):
-            raise argparse.ArgumentTypeError(f"expected a capability like 90 or 80,90, got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"expected a capability like 90 or 80,90, got {text!r}"
+            )
         out.append((int(part[:-1]), int(part[-1])))
     return out
 
@@ -51,7 +53,9 @@ def _table(rows: list[dict[str, Any]]) -> str:
         else:
             figures = f"{'-':>4} {'-':>7} {'-':>6} {'-':>6}"
             r = {**r, "arch": "-"}
-        lines.append(f"{r['name'][:22]:<22} {r['arch']:<6} {figures}  {r['status']:<8} {r['where']}")
+        lines.append(
+            f"{r['name'][:22]:<22} {r['arch']:<6} {figures}  {r['status']:<8} {r['where']}"
+        )
         if r.get("note"):
             lines.append(f"{'':<24}{r['note'][:300]}")
     return "\n".join(lines)

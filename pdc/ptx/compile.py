@@ -117,6 +117,7 @@ def compile_many(
     ccs: Sequence[tuple[int, int]] = ((8, 0), (9, 0)),
     timeout: float | None = None,
     progress: Callable[[Build], None] | None = None,
+    workers: int | None = None,
 ) -> list[Build]:
     """Compile many kernels in one child process; ``ptxas`` runs in parallel beside it.
 
@@ -128,6 +129,7 @@ def compile_many(
         ccs: Compute capabilities to build for.
         timeout: Seconds for the whole batch (None: no limit); builds not done by then fail.
         progress: Called with each finished :class:`Build`.
+        workers: Compiling processes (default: two, or one on a one-core machine).
 
     Returns:
         One :class:`Build` per job and capability, in job order.
@@ -148,6 +150,67 @@ def compile_many(
                 progress(b)
         return b
 
+    # Each process imports numba once (about a second) and compiles its share of the jobs.
+    count = max(1, min(workers or min(2, os.cpu_count() or 1), len(specs)))
+    procs = [_start_worker(specs[i::count]) for i in range(count)]
+
+    def kill_all() -> None:
+        for p, _ in procs:
+            p.kill()
+
+    timer = threading.Timer(timeout, kill_all) if timeout else None
+    if timer:
+        timer.start()
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+
+        def read(proc: subprocess.Popen) -> None:
+            assert proc.stdout is not None
+            for raw in proc.stdout:
+                r = json.loads(raw)
+                spec = specs[r["id"]]
+                cc = tuple(r["cc"])
+                b = Build(spec["name"], cc, where=spec.get("where", ""))
+                b.ptx, b.seconds = r.get("ptx", ""), r.get("seconds", 0.0)
+                b.error, b.error_full = r.get("error", ""), r.get("full", "")
+                with lock:
+                    builds[(r["id"], cc)] = b
+                t0 = time.perf_counter()
+                if b.ptx:
+                    futures.append(pool.submit(_assemble_and_finish, finish, b, ptxas, t0))
+                else:
+                    finish(b, t0)
+            proc.wait()
+
+        readers = [threading.Thread(target=read, args=(p,)) for p, _ in procs]
+        for t in readers:
+            t.start()
+        for t in readers:
+            t.join()
+        for f in list(futures):
+            f.result()
+    if timer:
+        timer.cancel()
+    stderr = ""
+    for _, errfile in procs:
+        errfile.seek(0)
+        stderr += errfile.read().decode(errors="replace")
+        errfile.close()
+    killed = any(p.returncode for p, _ in procs)
+    out = []
+    for spec in specs:
+        for cc in spec["ccs"]:
+            done = builds.get((spec["id"], cc))
+            if done is None:  # the worker died or was stopped before reaching this one
+                why = f"timed out after {timeout:.0f} s" if timeout and killed else ""
+                last = stderr.strip().splitlines()[-1:] or ["no output"]
+                done = Build(spec["name"], cc, where=spec.get("where", ""))
+                done.error = why or f"the compiling process failed: {last[0][:300]}"
+                done.error_full = stderr[-20_000:]
+            out.append(done)
+    return out
+
+
+def _start_worker(specs: list[dict]) -> tuple[subprocess.Popen, Any]:
     # numba's warnings go to a file: a pipe nobody reads could fill and stall the worker.
     errfile = tempfile.TemporaryFile()
     proc = subprocess.Popen(
@@ -157,46 +220,10 @@ def compile_many(
         stderr=errfile,
         env=_worker_env(),
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
     proc.stdin.write(pickle.dumps(specs))
     proc.stdin.close()
-    timer = threading.Timer(timeout, proc.kill) if timeout else None
-    if timer:
-        timer.start()
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        for raw in proc.stdout:
-            r = json.loads(raw)
-            spec = specs[r["id"]]
-            cc = tuple(r["cc"])
-            b = Build(spec["name"], cc, where=spec.get("where", ""))
-            b.ptx, b.seconds = r.get("ptx", ""), r.get("seconds", 0.0)
-            b.error, b.error_full = r.get("error", ""), r.get("full", "")
-            builds[(r["id"], cc)] = b
-            t0 = time.perf_counter()
-            if b.ptx:
-                futures.append(pool.submit(_assemble_and_finish, finish, b, ptxas, t0))
-            else:
-                finish(b, t0)
-        proc.wait()
-        for f in futures:
-            f.result()
-    if timer:
-        timer.cancel()
-    errfile.seek(0)
-    stderr = errfile.read().decode(errors="replace")
-    errfile.close()
-    out = []
-    for spec in specs:
-        for cc in spec["ccs"]:
-            done = builds.get((spec["id"], cc))
-            if done is None:  # the worker died or was stopped before reaching this one
-                why = f"timed out after {timeout:.0f} s" if timeout and proc.returncode else ""
-                last = stderr.strip().splitlines()[-1:] or ["no output"]
-                done = Build(spec["name"], cc, where=spec.get("where", ""))
-                done.error = why or f"the compiling process failed: {last[0][:300]}"
-                done.error_full = stderr[-20_000:]
-            out.append(done)
-    return out
+    return proc, errfile
 
 
 def _assemble_and_finish(finish: Callable, b: Build, ptxas: str, t0: float) -> Build:

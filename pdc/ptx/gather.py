@@ -8,6 +8,7 @@ are needed to compile it, and those are what ``function_source`` writes out.
 from __future__ import annotations
 
 import ast
+import dis
 import inspect
 import textwrap
 import types
@@ -74,7 +75,12 @@ def _def_source(fn: Any) -> str:
 
 
 def _names(code: types.CodeType) -> set[str]:
-    names = set(code.co_names)
+    """Global names the code reads (not attribute names such as ``.x``)."""
+    names = {
+        str(ins.argval)
+        for ins in dis.get_instructions(code)
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+    }
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _names(const)

@@ -27,6 +27,7 @@ class Resources:
     sm80: Build
     block: int
     occupancy: Occupancy | None
+    block_shape: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -39,7 +40,7 @@ class Resources:
         text = self.sm90.summary()
         if self.occupancy is not None:
             text += f": {self.occupancy.occupancy * 100:.0f} % occupancy on an H100 "
-            text += f"(block {self.block})"
+            text += f"(block {' x '.join(map(str, self.block_shape or (self.block,)))})"
         if not self.sm80.ok:
             text += f"; does not compile for sm_80: {self.sm80.error}"
         elif (self.sm80.registers, self.sm80.shared_bytes) != (
@@ -74,9 +75,35 @@ def resources(kernel: Any, *args: Any, block: int | tuple[int, ...] | None = Non
     """
     from .compile import compile_function_for
 
-    size = 256 if block is None else math.prod(block) if isinstance(block, tuple) else int(block)
+    shape = (256,) if block is None else tuple(block) if isinstance(block, tuple) else (int(block),)
+    size = math.prod(shape)
     if not 1 <= size <= 1024:
         raise ValueError(f"[pdc.resources] expected a block of 1..1024 threads, got {size}")
     sm90, sm80 = compile_function_for(kernel, args, [(9, 0), (8, 0)])
     occ = sm90.occupancy(size, "H100") if sm90.ok else None
-    return Resources(sm90.name, sm90, sm80, size, occ)
+    return Resources(sm90.name, sm90, sm80, size, occ, shape)
+
+
+def check_line(kernel: Any, name: str) -> str:
+    """The line an exercise check prints: the kernel's resources on a real GPU, or why not.
+
+    The example arguments and block are those of the exercise's first public case.
+    """
+    from pdc.grade import exercises
+
+    from .build import WHEELS, CompilerMissing
+
+    _, part = exercises.find_part(name)
+    case = exercises.public_cases(part)[0]
+    try:
+        r = resources(kernel, *case.args.values(), block=tuple(case.block))
+    except CompilerMissing:
+        return f"Real-GPU resources: not shown, NVIDIA's compiler is not installed ({WHEELS})."
+    except (ValueError, TypeError, OSError) as exc:
+        return f"Real-GPU resources: not available ({type(exc).__name__}: {exc})."
+    if not r.sm90.ok:
+        return f"On a real GPU: {r.sm90.summary()}"
+    text = f"On a real GPU (sm_90): {r}"
+    if r.sm80.ok and "sm_80" not in text:
+        text += f"; sm_80: {r.sm80.registers} registers"
+    return text

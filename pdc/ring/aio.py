@@ -48,7 +48,6 @@ class Port:
         stash = k._stash
         if self.by_id and stash.count and stash.version != self.seen:
             for item in stash.take_matching(self.by_id):
-                k.received += 1
                 self.by_id.pop(item[0]).set_result(k._reply(item))
                 n += 1
             self.seen = stash.version

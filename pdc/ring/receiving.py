@@ -64,15 +64,22 @@ class Receiving:
         return None
 
     def _reply(self, item: tuple[int, int, np.void]) -> Reply:
+        """The Reply of an item taken from the stash (put back if interrupted)."""
         corr, status, rec = item
-        return Reply(
-            self.kernel_id,
-            corr,
-            status,
-            self._rep_names,
-            tuple(rec.item()),
-            self._error_of(corr, status),
-        )
+        try:
+            r = Reply(
+                self.kernel_id,
+                corr,
+                status,
+                self._rep_names,
+                tuple(rec.item()),
+                self._error_of(corr, status),
+            )
+        except BaseException:
+            self._stash.push_front(corr, status, np.asarray(rec).reshape(1))
+            raise
+        self.received += 1
+        return r
 
     def _take_next(self) -> Reply | None:
         stash = self._stash
@@ -82,7 +89,6 @@ class Receiving:
             except BaseException:
                 stash.recount()
                 raise
-            self.received += 1
             return self._reply(item)
         r = self.host.pop()
         return None if r is None else self._popped(r)
@@ -123,7 +129,6 @@ class Receiving:
                 stash.recount()
                 raise
             if item is not None:
-                self.received += 1
                 return self._reply(item)
         pop = self.host.pop
         while True:

@@ -12,20 +12,24 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import nbformat
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+from strict_cases import CASES as STRICT_CASES  # noqa: E402 - a sibling file, not a package
 
 CASES = {
     # -- bugs the checker must catch ----------------------------------------------------------
     "no_bounds_guard": dict(
         exercise="01_elementwise",
         part="multiply",
-        fail=["bounds"],
-        passes=["public", "hidden"],
+        fail=["public", "hidden", "bounds"],  # out of range fails the case, as on a GPU
+        passes=[],
         reason="outside shape",
         kernel="""
 @cuda.jit
@@ -51,8 +55,8 @@ def saxpy(alpha, x, y, out):
     "conv1d_negative_index": dict(
         exercise="02_conv1d",
         part="conv1d",
-        fail=["bounds"],
-        passes=["public"],
+        fail=["public", "bounds"],
+        passes=[],
         reason="read x[-",
         kernel="""
 @cuda.jit
@@ -515,23 +519,31 @@ def stub_notebook(exercise: str):
     return nbformat.read(str(ROOT / "exercises" / f"{exercise}.ipynb"), as_version=4)
 
 
+def _with_kernel(exercise: str, part: str, kernel: str | None, extra_cells=()):
+    nb = stub_notebook(exercise)
+    if kernel is not None:
+        pattern = re.compile(rf"^def {part}\(", re.M)
+        cells = [c for c in nb.cells if c.cell_type == "code" and pattern.search(c.source)]
+        cells[0].source = kernel.strip()
+    # Deliberately wrong code, built from the stubs: keep the linter out of it.
+    nb.cells[1].source = "# ruff: noqa\n" + nb.cells[1].source
+    for src in extra_cells:
+        nb.cells.insert(2, nbformat.v4.new_code_cell(src.strip()))
+    for k, c in enumerate(nb.cells):  # stable cell ids keep the files reproducible
+        c.id = f"cell-{k}"
+    return nb
+
+
 def build() -> None:
-    for name, case in CASES.items():
-        nb = stub_notebook(case["exercise"])
-        if "kernel" in case:
-            pattern = re.compile(rf"^def {case['part']}\(", re.M)
-            cells = [c for c in nb.cells if c.cell_type == "code" and pattern.search(c.source)]
-            cells[0].source = case["kernel"].strip()
-        # Deliberately wrong code, built from the stubs: keep the linter out of it.
-        nb.cells[1].source = "# ruff: noqa\n" + nb.cells[1].source
-        for src in case.get("extra_cells", []):
-            nb.cells.insert(2, nbformat.v4.new_code_cell(src.strip()))
-        for k, c in enumerate(nb.cells):  # stable cell ids keep the files reproducible
-            c.id = f"cell-{k}"
+    for name, case in {**CASES, **STRICT_CASES}.items():
         folder = HERE / name
         folder.mkdir(exist_ok=True)
-        nbformat.write(nb, str(folder / f"{case['exercise']}.ipynb"))
-        expect = {k: case[k] for k in ("exercise", "part", "fail", "passes", "reason")}
+        files = case.get("files") or {f"{case['exercise']}.ipynb": case.get("kernel")}
+        for fname, kernel in files.items():
+            nb = _with_kernel(case["exercise"], case["part"], kernel, case.get("extra_cells", []))
+            nbformat.write(nb, str(folder / fname))
+        keys = ("exercise", "part", "fail", "passes", "reason", "full", "warning", "timeout")
+        expect = {k: case[k] for k in keys if k in case}
         (folder / "expect.json").write_text(json.dumps(expect, indent=2) + "\n")
 
 

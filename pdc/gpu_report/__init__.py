@@ -1,0 +1,58 @@
+"""GPU reports: ``make gpu-report`` (``run.py``) and the committed reference figures.
+
+A report made on a real GPU and committed as ``book/reference/NAME.json`` is what the
+chapters quote beside their own local run, labelled with the device and the date.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "book" / "reference"
+NONE_YET = "no GPU reference is recorded yet"
+
+
+def _format(value: float, key: str) -> str:
+    for suffix, unit, scale in (("_us", "us", 1.0), ("_ms", "ms", 1.0), ("seconds", "s", 1.0)):
+        if key.endswith(suffix):
+            return f"{value * scale:.3g} {unit}"
+    return f"{value:.4g}"
+
+
+def reference(key: str, directory: str | Path | None = None) -> str:
+    """The committed GPU reference figure for ``key``, labelled with device and date.
+
+    Args:
+        key: A measurement key of the report, e.g. ``"bench_ring.cuda.single.p50_us"``
+            (``keys()`` lists them).
+        directory: Where the reference reports are (default ``book/reference``).
+
+    Returns:
+        One line per reference report that has the figure, such as
+        "NVIDIA H100 80GB HBM3, 2026-11-23: 12.3 us"; or "no GPU reference is recorded yet".
+    """
+    lines = []
+    for path in sorted(Path(directory or REFERENCE_DIR).glob("*.json")):
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # an unreadable file is no reference
+        value = report.get("measurements", {}).get(key)
+        if isinstance(value, (int, float)):
+            lines.append(
+                f"{report.get('device', path.stem)}, {report.get('date', '?')}: "
+                f"{_format(float(value), key)}"
+            )
+    return "\n".join(lines) or NONE_YET
+
+
+def keys(directory: str | Path | None = None) -> list[str]:
+    """Every measurement key found in the reference reports."""
+    found: set[str] = set()
+    for path in Path(directory or REFERENCE_DIR).glob("*.json"):
+        try:
+            found |= set(json.loads(path.read_text()).get("measurements", {}))
+        except (OSError, ValueError, AttributeError):
+            continue
+    return sorted(found)

@@ -1,0 +1,265 @@
+"""``make gpu-report``: run the course on a real NVIDIA GPU and write what happened.
+
+On a machine with an NVIDIA GPU, with that machine's own Python (numba-cuda, CuPy and
+PyTorch as installed there; at most a folder of carried wheels is added, never anything
+from a package registry), it runs the test suite with ``PDC_BACKEND=cuda`` (GPU tests
+included), executes every chapter and solution notebook (their GPU branches run), runs
+``pdc bench ring`` (with the launch-per-message baseline), and writes ``report.json`` and
+``report.md`` into ``--out``. Steps share a budget (default 570 s) so the whole run ends in
+under 10 minutes; a step that runs out of time is recorded as such.
+
+This file runs as a plain script (``python pdc/gpu_report/run.py``) and imports only the
+standard library, so that it can say clearly what is missing before anything else runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+NEEDED = ("numpy", "numba", "numba.cuda", "pytest", "nbformat", "nbclient", "ipykernel")
+
+
+class Stop(Exception):
+    """A reason the report cannot be made on this machine (printed, exit code 2)."""
+
+
+def gpu_name() -> str:
+    """The first NVIDIA GPU's name from ``nvidia-smi``, or raise :class:`Stop`."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        raise Stop("no NVIDIA GPU here: nvidia-smi is not installed")
+    try:
+        out = subprocess.run(
+            [smi, "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise Stop(f"nvidia-smi did not answer: {exc}") from exc
+    lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
+    if out.returncode != 0 or not lines:
+        raise Stop(f"nvidia-smi finds no GPU: {(out.stderr or out.stdout).strip()[:200]}")
+    return lines[0]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ, PDC_BACKEND="cuda", NUMBA_ENABLE_CUDASIM="0")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _run(cmd: list[str], seconds: float, cwd: Path = ROOT) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=max(seconds, 1), env=_env(), cwd=cwd
+        )
+        result = {"returncode": p.returncode, "stdout": p.stdout, "stderr": p.stderr}
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
+        result = {"returncode": None, "stdout": out, "stderr": f"timed out after {seconds:.0f} s"}
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    return result
+
+
+def install_wheels(python: str, folder: Path) -> None:
+    """``pip install --no-index`` every wheel in ``folder`` (no registry is contacted)."""
+    wheels = sorted(str(w) for w in folder.glob("*.whl"))
+    if not wheels:
+        raise Stop(f"WHEELS={folder}: expected a folder of .whl files, found none")
+    cmd = [python, "-m", "pip", "install", "--no-index", "--find-links", str(folder), *wheels]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise Stop(f"installing the carried wheels failed: {p.stderr.strip()[-400:]}")
+
+
+def missing_modules(python: str) -> list[str]:
+    """The modules of ``NEEDED`` this Python cannot import."""
+    code = (
+        "import importlib.util as u, sys\n"
+        f"print(','.join(m for m in {NEEDED!r} if u.find_spec(m.split('.')[0]) is None))"
+    )
+    p = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
+    return [m for m in p.stdout.strip().split(",") if m]
+
+
+def step_pytest(python: str, out: Path, seconds: float) -> dict[str, Any]:
+    """The test suite with PDC_BACKEND=cuda, GPU-marked tests included."""
+    xml = out / "pytest.xml"
+    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+    cmd += ["--ignore-glob=tests/test_book*", f"--junitxml={xml}", "-o", "addopts="]
+    r = _run(cmd, seconds)
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    failed: list[str] = []
+    if xml.is_file():
+        root = ET.parse(xml).getroot()
+        suite = root if root.tag == "testsuite" else root.find("testsuite")
+        if suite is not None:
+            counts = {k: int(suite.get(k, 0)) for k in counts}
+            for case in suite.iter("testcase"):
+                if case.find("failure") is not None or case.find("error") is not None:
+                    failed.append(f"{case.get('classname')}::{case.get('name')}")
+    tail = r["stdout"].strip().splitlines()[-1:] or [r["stderr"][-200:]]
+    return {**counts, "failed": failed, "seconds": r["seconds"], "summary": tail[0]}
+
+
+def step_notebooks(python: str, out: Path, seconds: float) -> list[dict[str, Any]]:
+    """Execute every chapter and solution notebook (copies; the tree is not modified)."""
+    books = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    books += sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
+    results = []
+    deadline = time.monotonic() + seconds
+    for nb in books:
+        left = deadline - time.monotonic()
+        rel = nb.relative_to(ROOT).as_posix()
+        if left < 5:
+            results.append({"notebook": rel, "ok": False, "error": "not run: out of time"})
+            continue
+        dest = out / "notebooks" / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        code = (
+            "import sys, nbformat\nfrom nbclient import NotebookClient\n"
+            "nb = nbformat.read(sys.argv[1], as_version=4)\n"
+            "try:\n"
+            "    NotebookClient(nb, timeout=int(sys.argv[3]), kernel_name='python3',\n"
+            "                   resources={'metadata': {'path': sys.argv[4]}}).execute()\n"
+            "finally:\n"
+            "    nbformat.write(nb, sys.argv[2])\n"
+        )
+        cmd = [python, "-c", code, str(nb), str(dest), str(int(left)), str(nb.parent)]
+        r = _run(cmd, left)
+        error = ""
+        if r["returncode"] != 0:
+            lines = [ln for ln in (r["stderr"] or "").splitlines() if ln.strip()]
+            error = lines[-1][:300] if lines else "failed"
+        results.append({"notebook": rel, "ok": not error, "seconds": r["seconds"], "error": error})
+    return results
+
+
+def step_bench(python: str, seconds: float) -> dict[str, Any]:
+    """``pdc bench ring --json`` (ring kernel and launch-per-message baseline)."""
+    cmd = [python, "-m", "pdc", "bench", "ring", "--json", "--no-progress"]
+    r = _run([*cmd, "--backends", "cpu,cuda"], seconds)
+    try:
+        return {"seconds": r["seconds"], "result": json.loads(r["stdout"])}
+    except json.JSONDecodeError:
+        return {"seconds": r["seconds"], "error": (r["stderr"] or r["stdout"]).strip()[-400:]}
+
+
+def measurements(report: dict[str, Any]) -> dict[str, Any]:
+    """Flat ``key -> number`` figures the chapters can quote (see ``reference``)."""
+    flat: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), v)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            flat[prefix] = value
+
+    walk("bench_ring", report.get("bench_ring", {}).get("result", {}))
+    for nb in report.get("notebooks", []):
+        if nb.get("ok"):
+            flat[f"notebook.{Path(nb['notebook']).stem}.seconds"] = nb["seconds"]
+    return flat
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The report as Markdown: device, tests, notebooks, benchmark figures."""
+    t = report["pytest"]
+    lines = [
+        f"# GPU report: {report['device']}",
+        "",
+        f"{report['date']}, Python {report['python']}, {report['platform']}, "
+        f"{report['seconds']:.0f} s in all.",
+        "",
+        f"## Tests (PDC_BACKEND=cuda): {t.get('summary', '')}",
+        "",
+        f"{t.get('tests', 0)} tests, {t.get('failures', 0)} failures, {t.get('errors', 0)} errors,"
+        f" {t.get('skipped', 0)} skipped, {t.get('seconds', 0)} s.",
+    ]
+    lines += [f"- failed: `{name}`" for name in t.get("failed", [])]
+    lines += ["", "## Notebooks", "", "| notebook | ok | seconds | error |", "|---|---|---|---|"]
+    for nb in report["notebooks"]:
+        err = nb.get("error", "").replace("|", "\\|")
+        lines.append(
+            f"| {nb['notebook']} | {'yes' if nb['ok'] else 'NO'} | "
+            f"{nb.get('seconds', '')} | {err} |"
+        )
+    lines += ["", "## Figures", "", "| key | value |", "|---|---|"]
+    lines += [f"| {k} | {v:.4g} |" for k, v in report["measurements"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Make the report; returns 0 when every step passed, 1 when one failed, 2 if impossible."""
+    parser = argparse.ArgumentParser(prog="make gpu-report", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="gpu-report", help="folder for report.json/.md")
+    parser.add_argument("--wheels", default="", help="folder of carried wheels (no index)")
+    parser.add_argument("--budget", type=float, default=570.0, help="seconds for all steps")
+    args = parser.parse_args(argv)
+    python = sys.executable
+    t0 = time.monotonic()
+    try:
+        device = gpu_name()
+        if args.wheels:
+            install_wheels(python, Path(args.wheels))
+        missing = missing_modules(python)
+        if missing:
+            raise Stop(
+                f"this Python ({python}) lacks {', '.join(missing)}: carry their wheels "
+                "and pass WHEELS=folder (installed with pip --no-index)"
+            )
+    except Stop as why:
+        print(f"make gpu-report: {why}.", file=sys.stderr)
+        print(
+            "It runs on a machine with an NVIDIA GPU, with that machine's Python: "
+            "make gpu-report PYTHON=/path/to/python [WHEELS=folder] [OUT=folder]",
+            file=sys.stderr,
+        )
+        return 2
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+
+    def left(share: float) -> float:
+        return max(5.0, (args.budget - (time.monotonic() - t0)) * share)
+
+    print(f"gpu-report on {device}: tests, notebooks, bench (budget {args.budget:.0f} s)")
+    report: dict[str, Any] = {
+        "device": device.split(",")[0].strip(),
+        "device_details": device,
+        "date": datetime.date.today().isoformat(),
+        "python": platform.python_version(),
+        "platform": f"{platform.system()} {platform.machine()}",
+    }
+    report["pytest"] = step_pytest(python, out, left(0.35))
+    print(f"  tests: {report['pytest']['summary']}")
+    report["bench_ring"] = step_bench(python, left(0.3))
+    print(f"  bench ring: {report['bench_ring'].get('error') or 'done'}")
+    report["notebooks"] = step_notebooks(python, out, left(0.95))
+    bad = [nb["notebook"] for nb in report["notebooks"] if not nb["ok"]]
+    print(f"  notebooks: {len(report['notebooks']) - len(bad)} ran, failed: {bad or 'none'}")
+    report["measurements"] = measurements(report)
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    (out / "report.md").write_text(markdown(report))
+    print(f"wrote {out / 'report.json'} and {out / 'report.md'}")
+    failed = report["pytest"].get("failures", 0) + report["pytest"].get("errors", 0)
+    return 1 if failed or bad or "error" in report["bench_ring"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

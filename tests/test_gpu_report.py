@@ -1,0 +1,105 @@
+"""``make gpu-report`` stops at once, and clearly, where there is no NVIDIA GPU; its parts work."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pdc.gpu_report import NONE_YET, keys, reference
+from pdc.gpu_report import run as gr
+
+ROOT = Path(__file__).resolve().parents[1]
+no_gpu = pytest.mark.skipif(
+    shutil.which("nvidia-smi") is not None, reason="this machine has nvidia-smi: a GPU may be here"
+)
+
+
+@no_gpu
+def test_script_without_a_gpu_fails_fast_with_a_message_not_a_traceback(tmp_path):
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "pdc" / "gpu_report" / "run.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "no NVIDIA GPU here" in out.stderr and "PYTHON=" in out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+    assert not (tmp_path / "report.json").exists()
+
+
+@no_gpu
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_target_without_a_gpu_fails_fast(tmp_path):
+    out = subprocess.run(
+        ["make", "-s", "gpu-report", f"PYTHON={sys.executable}", f"OUT={tmp_path}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert out.returncode != 0
+    assert "no NVIDIA GPU here" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_carried_wheels_folder_must_hold_wheels(tmp_path):
+    with pytest.raises(gr.Stop, match="expected a folder of .whl files"):
+        gr.install_wheels(sys.executable, tmp_path)
+
+
+def test_this_python_has_what_the_report_needs():
+    assert gr.missing_modules(sys.executable) == []
+
+
+REPORT = {
+    "device": "NVIDIA H100 80GB HBM3",
+    "date": "2026-11-23",
+    "python": "3.11.9",
+    "platform": "Linux x86_64",
+    "seconds": 312.0,
+    "pytest": {
+        "tests": 10,
+        "failures": 1,
+        "errors": 0,
+        "skipped": 2,
+        "seconds": 40.0,
+        "summary": "1 failed, 7 passed, 2 skipped",
+        "failed": ["tests.test_x::test_y"],
+    },
+    "bench_ring": {"seconds": 30.0, "result": {"cuda": {"single": {"p50_us": 12.25}}}},
+    "notebooks": [
+        {"notebook": "notebooks/01_why_gpus.ipynb", "ok": True, "seconds": 20.5, "error": ""},
+        {
+            "notebook": "solutions/04_conv2d.ipynb",
+            "ok": False,
+            "seconds": 3.0,
+            "error": "CellExecutionError: x | y",
+        },
+    ],
+}
+
+
+def test_measurements_and_markdown_of_a_report():
+    figures = gr.measurements(REPORT)
+    assert figures == {"bench_ring.cuda.single.p50_us": 12.25, "notebook.01_why_gpus.seconds": 20.5}
+    md = gr.markdown({**REPORT, "measurements": figures})
+    assert md.startswith("# GPU report: NVIDIA H100 80GB HBM3")
+    assert "`tests.test_x::test_y`" in md
+    assert "| solutions/04_conv2d.ipynb | NO | 3.0 | CellExecutionError: x \\| y |" in md
+    assert "| bench_ring.cuda.single.p50_us | 12.25 |" in md
+
+
+def test_reference_is_labelled_with_device_and_date(tmp_path):
+    assert reference("bench_ring.cuda.single.p50_us", tmp_path) == NONE_YET
+    report = {**REPORT, "measurements": gr.measurements(REPORT)}
+    (tmp_path / "h100.json").write_text(json.dumps(report))
+    (tmp_path / "broken.json").write_text("{not json")
+    line = reference("bench_ring.cuda.single.p50_us", tmp_path)
+    assert line == "NVIDIA H100 80GB HBM3, 2026-11-23: 12.2 us"
+    assert reference("no.such.key", tmp_path) == NONE_YET
+    assert "notebook.01_why_gpus.seconds" in keys(tmp_path)

@@ -1,0 +1,178 @@
+"""Every kernel of the course compiles for a real GPU (sm_80, sm_90), checked without one.
+
+These need NVIDIA's compiler wheels (``nvidia-cuda-nvcc-cu12``, ``nvidia-cuda-nvrtc-cu12``,
+in the ``dev`` extra), not a GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pdc.ptx import CompilerMissing, compile_many, find_ptxas
+from pdc.ptx.build import parse_ptxas
+from pdc.ptx.manifest import KERNELS, find_all
+
+ROOT = Path(__file__).resolve().parents[1]
+
+try:
+    find_ptxas()
+    MISSING = ""
+except CompilerMissing as exc:
+    MISSING = str(exc)
+needs_compiler = pytest.mark.skipif(bool(MISSING), reason=MISSING or "compiler present")
+
+
+@pytest.fixture(scope="module")
+def course():
+    """``pdc ptx --json`` over the whole course, run once for the module."""
+    out = subprocess.run(
+        [sys.executable, "-m", "pdc", "ptx", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert out.stdout, out.stderr[-3000:]
+    return out.returncode, json.loads(out.stdout)
+
+
+@needs_compiler
+def test_every_course_kernel_compiles_for_sm80_and_sm90_without_spills(course):
+    code, report = course
+    bad = [r for r in report["rows"] if r["status"] not in ("ok", "skip")]
+    assert not bad, "\n".join(f"{r['name']} {r['where']}: {r['status']} {r['note']}" for r in bad)
+    assert code == 0
+    assert report["summary"]["failed"] == 0 and report["summary"]["spills"] == 0
+    built = {(r["name"], r["arch"]) for r in report["rows"] if r["status"] == "ok"}
+    for name in ("matmul_tiled", "blur2d_tiled", "block_sum", "ring detect", "launch_per_message"):
+        assert {(name, "sm_80"), (name, "sm_90")} <= built
+
+
+@needs_compiler
+def test_every_listed_kernel_is_found_and_every_found_kernel_is_listed(course):
+    _, report = course
+    found = {(f.path, f.name) for f in find_all(ROOT)}
+    listed = {(path, name) for path, names in KERNELS.items() for name in names}
+    assert listed <= found
+    rows = {(r["where"].split(":")[0], r["name"].removeprefix("ring ")) for r in report["rows"]}
+    assert found <= rows  # each found kernel has a row: built, or skipped with its reason
+
+
+def test_discovery_flags_a_kernel_missing_from_the_manifest(tmp_path):
+    from pdc.ptx.manifest import jobs_for
+
+    path = tmp_path / "new.py"
+    path.write_text("from numba import cuda\n\n@cuda.jit\ndef fresh(x):\n    x[0] = 1\n")
+    from pdc.ptx.discover import discover
+
+    jobs, rows = jobs_for(discover(path, tmp_path), [(9, 0)])
+    assert [(r["name"], r["status"]) for r in rows if r["where"].startswith("new.py")] == [
+        ("fresh", "unlisted")
+    ]
+
+
+WRONG = """
+import numpy as np
+from numba import cuda, float32
+
+TILE = 16
+HALO = TILE + 2 * 1
+
+
+def helper(v):
+    return v * 2
+
+
+@cuda.jit
+def runtime_shared(x, n):
+    s = cuda.shared.array(n, float32)
+    s[0] = x[0]
+    x[0] = s[0]
+
+
+@cuda.jit
+def calls_plain_function(x):
+    i = cuda.grid(1)
+    x[i] = helper(x[i])
+
+
+@cuda.jit
+def local_matmul(x):
+    a = cuda.local.array((2, 2), float32)
+    b = cuda.local.array((2, 2), float32)
+    c = a @ b
+    x[0] = c[0, 0]
+
+
+@cuda.jit
+def tiled(a, out):
+    tile = cuda.shared.array((HALO, HALO), float32)  # 18 * 18 * 4 = 1296 bytes
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    tile[ty, tx] = a[ty, tx]
+    cuda.syncthreads()
+    out[ty, tx] = tile[tx, ty]
+"""
+
+
+@needs_compiler
+def test_what_only_a_real_compile_rejects_fails_with_a_short_error():
+    x1 = np.zeros(8, np.float32)
+    x2 = np.zeros((4, 4), np.float32)
+    jobs = [
+        ("runtime_shared", WRONG, "runtime_shared", [x1, 4]),
+        ("calls_plain_function", WRONG, "calls_plain_function", [x1]),
+        ("local_matmul", WRONG, "local_matmul", [x1]),
+        ("tiled", WRONG, "tiled", [x2, x2]),
+    ]
+    shared, plain, matmul, tiled = compile_many(jobs, ccs=[(9, 0)])
+    for b in (shared, plain, matmul):
+        assert not b.ok and b.error.startswith("TypingError") and len(b.error) < 400
+        assert "\n" not in b.error
+    assert "shared.array" in shared.error and "cuda.shared.array(n, float32)" in shared.error
+    assert "helper" in plain.error and "helper(x[i])" in plain.error
+    assert "matmul" in matmul.error and "a @ b" in matmul.error
+    # A constant-shaped tile: real figures from ptxas.
+    assert tiled.ok, tiled.error
+    assert tiled.shared_bytes == 18 * 18 * 4
+    assert 0 < tiled.registers <= 255 and tiled.spills == 0
+    assert tiled.summary().startswith("tiled: ") and "1.3 KiB shared, 0 spills" in tiled.summary()
+    assert tiled.occupancy(256).occupancy == 1.0
+
+
+def test_ptxas_report_is_parsed_for_the_entry_function():
+    text = (
+        "ptxas info    : Function properties for helper\n"
+        "    16 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n"
+        "ptxas info    : Compiling entry function '_Z6kernel' for 'sm_90'\n"
+        "ptxas info    : Function properties for _Z6kernel\n"
+        "    32 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+        "ptxas info    : Used 40 registers, used 1 barriers, 2048 bytes smem\n"
+    )
+    assert parse_ptxas(text) == {
+        "registers": 40,
+        "shared_bytes": 2048,
+        "local_bytes": 32,
+        "spill_stores": 12,  # spills anywhere count against the kernel
+        "spill_loads": 12,
+    }
+
+
+@needs_compiler
+def test_pdc_ptx_on_one_notebook_uses_the_exercise_cases(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "pdc", "ptx", "--cc", "90", "solutions/03_matmul.ipynb"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    tiled = [ln for ln in out.stdout.splitlines() if ln.startswith("matmul_tiled ")]
+    assert len(tiled) == 1 and "sm_90" in tiled[0] and " 2048 " in tiled[0]
+    assert "sm_80" not in out.stdout
