@@ -6,7 +6,8 @@ book/build.py copies every chapter and exercise through `copy_notebook`, which
   shows one output box, as JupyterLab does),
 - gives every plot an alt text taken from its figure's title and axis labels, or else from
   the prose just above the cell,
-- replaces a widget output, which a static page cannot run, by a note that it is interactive
+- drops progress bars (a tqdm widget saved at 0 % says nothing on a static page), and
+  replaces any other widget output, which a static page cannot run, by a note that it is interactive
   in JupyterLab and a picture: the cell's own plot or, failing that, the chapter's latest plot
   above it, and
 - drops machine-readable data meant for the course's tools (vendor JSON mime types such as
@@ -31,11 +32,15 @@ WIDGET_NOTE = (
 )
 ALT_MAX = 240  # characters: screen readers read alt text in one go, so keep it to a sentence
 
-_CALL_STRING = r"""\(\s*(?:[a-z]*=\s*)?(f?)(?:r?)("|')(.*?)(?<!\\)\2"""
-_TITLE = re.compile(r"\b(?:set_title|suptitle|title)" + _CALL_STRING, re.S)
-_XLABEL = re.compile(r"\b(?:set_xlabel|xlabel)" + _CALL_STRING, re.S)
-_YLABEL = re.compile(r"\b(?:set_ylabel|ylabel)" + _CALL_STRING, re.S)
-_KWARG = {name: re.compile(rf"\b{name}\s*=\s*(f?)(\"|')(.*?)(?<!\\)\2") for name in ("title",)}
+# One or more adjacent string literals (Python joins "a " "b" into "a b").
+_STRINGS = r"""((?:[fFrR]{0,2}(?:"[^"\n]*"|'[^'\n]*')\s*)+)"""
+_LITERAL = re.compile(r"""([fFrR]{0,2})("|')(.*?)\2""")
+_TITLE = re.compile(r"\b(?:set_title|suptitle|title)\(\s*" + _STRINGS)
+_XLABEL = re.compile(r"\b(?:set_xlabel\(|xlabel\(|xlabel\s*=)\s*" + _STRINGS)
+_YLABEL = re.compile(r"\b(?:set_ylabel\(|ylabel\(|ylabel\s*=)\s*" + _STRINGS)
+_KWARG = {name: re.compile(rf"\b{name}\s*=\s*" + _STRINGS) for name in ("title",)}
+# tqdm's text form of a progress bar: "label:  40%|####      | 2/5 [...]".
+_PROGRESS = re.compile(r"\d+%\|.*\|\s*\d+/\d+")
 
 
 def merge_streams(outputs: list[dict]) -> list[dict]:
@@ -77,11 +82,13 @@ def _text(value: str | list[str]) -> str:
 
 
 def _literal(match: re.Match[str]) -> str:
-    """The text of a matched string literal; an f-string's fields become an ellipsis."""
-    is_f, _, body = match.groups()
-    if is_f:
-        body = re.sub(r"\{[^{}]*\}", "…", body)
-    return body.replace("\\n", " ").strip()
+    """The text of matched adjacent string literals; an f-string's fields become an ellipsis."""
+    text = ""
+    for prefix, _, body in _LITERAL.findall(match.group(1)):
+        if "f" in prefix.lower():
+            body = re.sub(r"\{[^{}]*\}", "…", body)
+        text += body
+    return " ".join(text.replace("\\n", " ").split())
 
 
 def _plain(markdown: str) -> str:
@@ -160,6 +167,8 @@ def replace_widgets(cells: list[Any]) -> int:
                 new.append(out)
                 continue
             replaced += 1
+            if _PROGRESS.search(_text(out["data"].get("text/plain", ""))):
+                continue
             if own:
                 new.append(_note("the plot this cell draws"))
             elif last_plot is not None:

@@ -1,4 +1,4 @@
-"""Small, tested functions shared by the course chapters 1-5.
+"""Small, tested functions shared by the course chapters.
 
 The chapters import this module so that the prose, the widgets and the tests agree on one
 implementation: the occupancy rules of an NVIDIA streaming multiprocessor (SM), the memory
@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -42,14 +41,12 @@ __all__ = [
     "Occupancy",
     "SMLimits",
     "Timing",
-    "bench",
     "crossover",
     "device_limits",
     "evidence",
     "evidence_problems",
     "evidence_record",
     "measure",
-    "median_ms",
     "occupancy",
     "sectors_touched",
     "setup_torch",
@@ -320,50 +317,6 @@ def sectors_touched(addresses: np.ndarray, itemsize: int = 4, sector: int = 32) 
     return np.unique(np.concatenate(spans)) if spans else np.array([], dtype=np.int64)
 
 
-def bench(
-    fn: Callable[[], object],
-    *,
-    warmup: int = 1,
-    repeat: int = 5,
-    number: int = 1,
-    sync: Callable[[], object] | None = None,
-) -> np.ndarray:
-    """Time ``fn`` honestly: warm up first, synchronise inside the timed region.
-
-    Args:
-        fn: Zero-argument callable doing the work once.
-        warmup: Untimed calls first (JIT compilation, caches, lazy allocation).
-        repeat: Number of timed samples.
-        number: Calls of ``fn`` per sample; the sample is divided by it.
-        sync: Called after the calls and before the clock stops (e.g. a device
-            ``synchronize``), so asynchronous work is counted.
-
-    Returns:
-        Array of ``repeat`` per-call times in seconds.
-
-    Raises:
-        ValueError: If ``repeat`` or ``number`` is below 1 or ``warmup`` is negative.
-    """
-    if repeat < 1 or number < 1 or warmup < 0:
-        raise ValueError(
-            f"[bench] expected repeat >= 1, number >= 1, warmup >= 0, "
-            f"got {repeat}, {number}, {warmup}"
-        )
-    for _ in range(warmup):
-        fn()
-    if sync is not None:
-        sync()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        if sync is not None:
-            sync()
-        samples.append((time.perf_counter() - start) / number)
-    return np.asarray(samples)
-
-
 def crossover(sizes: Sequence[float], t_a: Sequence[float], t_b: Sequence[float]) -> float | None:
     """Smallest size from which ``b`` is faster than ``a`` for every larger measured size.
 
@@ -404,11 +357,6 @@ def crossover(sizes: Sequence[float], t_a: Sequence[float], t_b: Sequence[float]
     y0, y1 = log_ratio[i], log_ratio[i + 1]
     frac = y0 / (y0 - y1)
     return float(math.exp(x0 + frac * (x1 - x0)))
-
-
-def median_ms(samples: Sequence[float]) -> float:
-    """Median of timing samples in seconds, converted to milliseconds."""
-    return statistics.median(samples) * 1e3
 
 
 def format_seconds(seconds: float) -> str:

@@ -131,23 +131,6 @@ def test_warp_addresses_rejects_bad_stride():
         ck.warp_addresses(0)
 
 
-def test_bench_warms_up_and_syncs():
-    calls, syncs = [], []
-    out = ck.bench(
-        lambda: calls.append(1),
-        warmup=2,
-        repeat=3,
-        number=4,
-        sync=lambda: syncs.append(1),
-    )
-    assert out.shape == (3,)
-    assert len(calls) == 2 + 3 * 4
-    assert len(syncs) == 1 + 3
-    assert np.all(out >= 0)
-    with pytest.raises(ValueError, match=r"\[bench\]"):
-        ck.bench(lambda: None, repeat=0)
-
-
 def test_crossover_interpolates_in_log_space():
     sizes = [10, 100, 1000, 10000]
     a = [1.0, 1.0, 1.0, 1.0]

@@ -111,3 +111,13 @@ def test_reveal_prints_the_answer_source(capsys):
     out = capsys.readouterr().out
     assert out.startswith("@cuda.jit\ndef histogram(values, counts):")
     assert "cuda.atomic.add" in out
+
+
+def test_a_missing_guard_is_named_even_when_the_values_are_right():
+    from practice import _cuda
+
+    def unguarded(x, out):  # what passes on a GPU by luck: right values, no guard
+        out[0] = x[0]
+
+    with pytest.raises(practice.Wrong, match="never compares its index"):
+        _cuda.require_guard(unguarded, "unguarded")

@@ -176,3 +176,62 @@ def test_pdc_ptx_on_one_notebook_uses_the_exercise_cases(tmp_path):
     tiled = [ln for ln in out.stdout.splitlines() if ln.startswith("matmul_tiled ")]
     assert len(tiled) == 1 and "sm_90" in tiled[0] and " 2048 " in tiled[0]
     assert "sm_80" not in out.stdout
+
+
+LIVE = """
+import numpy as np
+import pdc
+
+cuda = pdc.numba_cuda()
+from numba import float32
+
+TILE = 16
+R = 1
+HALO = TILE + 2 * R
+
+
+@cuda.jit(device=True)
+def clamp(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+def twice_py(v):
+    return v * float32(2.0)
+
+
+twice = cuda.jit(device=True)(twice_py)
+
+
+@cuda.jit
+def halo_blur(img, out):
+    tile = cuda.shared.array((HALO, HALO), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    tile[ty, tx] = img[clamp(ty, 0, img.shape[0] - 1), clamp(tx, 0, img.shape[1] - 1)]
+    cuda.syncthreads()
+    out[ty, tx] = twice(tile[ty, tx])
+"""
+
+
+@needs_compiler
+def test_resources_of_a_kernel_defined_in_this_process(tmp_path, monkeypatch):
+    import importlib.util
+
+    import pdc
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = tmp_path / "live_kernels.py"
+    path.write_text(LIVE)
+    spec = importlib.util.spec_from_file_location("live_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    img = np.zeros((16, 16), np.float32)
+    r = pdc.resources(mod.halo_blur, img, img, block=(16, 16))
+    assert r.ok and r.sm90.cc == (9, 0) and r.sm80.cc == (8, 0)
+    assert r.sm90.shared_bytes == 18 * 18 * 4 and r.sm90.registers > 0
+    assert str(r).startswith("halo_blur: ") and "on an H100 (block 16 x 16)" in str(r)
+    assert r.occupancy is not None and r.occupancy.blocks_per_sm >= 1
+    cached = list((tmp_path / "cache" / "pdc" / "ptx").glob("*.json"))
+    assert len(cached) == 2  # one per architecture: asking again compiles nothing
+    again = pdc.resources(mod.halo_blur, img, img, block=(16, 16))
+    assert again.sm90.registers == r.sm90.registers
+    assert pytest.raises(ValueError, pdc.resources, mod.halo_blur, img, img, block=2048)

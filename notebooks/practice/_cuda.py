@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from . import Wrong
@@ -34,3 +36,25 @@ def launch(kernel, grid, block, *args, what: str):
     except Exception as exc:
         raise Wrong(f"launching {what} failed: {type(exc).__name__}: {exc}") from exc
     return [np.asarray(a.copy_to_host() if hasattr(a, "copy_to_host") else a) for a in args]
+
+
+def source(kernel) -> str | None:
+    """The Python source of a kernel, or None where it cannot be read."""
+    try:
+        return inspect.getsource(getattr(kernel, "py_func", kernel))
+    except (OSError, TypeError):
+        return None
+
+
+def require_guard(kernel, what: str) -> None:
+    """Raise :class:`Wrong` when a kernel with correct results compares no index to a size.
+
+    The simulator raises on an out-of-bounds index, but a GPU writes past the end silently,
+    so there the results alone cannot show a missing guard.
+    """
+    text = source(kernel)
+    if text is not None and not any(t in text for t in (".size", ".shape", "len(")):
+        raise Wrong(
+            f"the values are right here, but {what} never compares its index with the array's "
+            "size: without a bounds guard a GPU writes past the end of out, silently"
+        )

@@ -27,6 +27,7 @@ def _check_relu(kernel):
         first = int(np.argmax(np.isnan(got)))
         raise Wrong(f"out[{first}:] was never written: does every thread write its element?")
     expect_close(got, np.maximum(x, 0), what="out after relu_kernel")
+    _cuda.require_guard(kernel, "relu_kernel")
     return "300 elements with 384 threads: guarded, and every element written"
 
 
@@ -55,4 +56,5 @@ def _checkscale_rows(kernel):
             "y over the rows): did you swap row and column from cuda.grid(2)?"
         )
     expect_close(got, a * factors[:, None], what="out after scale_rows")
+    _cuda.require_guard(kernel, "scale_rows")
     return f"{rows} x {cols} matrix, grid {grid} of 8 x 8 blocks, x along each row"

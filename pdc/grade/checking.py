@@ -74,6 +74,9 @@ def check(kernel, name: str | None = None) -> None:
         from pdc.grade.ring import check_ring
 
         check_ring(kernel)
+        from pdc.ptx.resources import ring_check_line
+
+        print(ring_check_line(kernel))
         return
     part, verdicts = run_public(kernel, name)
     print(summary(part, verdicts))

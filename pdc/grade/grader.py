@@ -365,6 +365,7 @@ def grade(
     jobs: int | None = None,
     hidden: bool = True,
     kernels: list[str] | None = None,
+    extra_seeds: tuple = (),
 ) -> Submission:
     """Grade a submission: one notebook, or a folder with one notebook per exercise.
 
@@ -376,6 +377,7 @@ def grade(
         jobs: Kernels graded at the same time (default: CPU count, at most 4).
         hidden: Whether hidden cases are added.
         kernels: Kernel names to grade (default: every kernel of the chosen exercises).
+        extra_seeds: More seeds whose hidden cases are added to every kernel's run.
 
     Returns:
         A Submission with one PartResult per kernel.
@@ -407,7 +409,7 @@ def grade(
     with ThreadPoolExecutor(max_workers=workers + 1) as pool:
         compiled = pool.submit(compile_gate, [t for t in tasks if t[1].runner is None])
         futures = [
-            pool.submit(_grade_task, ex, part, cells, seed, timeout, hidden, compiled)
+            pool.submit(_grade_task, ex, part, cells, seed, timeout, hidden, compiled, extra_seeds)
             for ex, part, cells in tasks
         ]
         results = [f.result() for f in futures]
@@ -415,7 +417,7 @@ def grade(
         if len(tasks) > 1 and r.note.startswith("timed out"):
             # Other kernels shared the machine: a slow run is retried alone before it counts.
             ex, part, cells = tasks[k]
-            results[k] = _grade_task(ex, part, cells, seed, timeout, hidden, compiled)
+            results[k] = _grade_task(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds)
     sub.parts += results
     order = {k: i for i, k in enumerate(exs.ALL_KEYS)}
     sub.parts.sort(key=lambda p: order[p.exercise])
@@ -423,11 +425,11 @@ def grade(
     return sub
 
 
-def _grade_task(ex, part, cells, seed, timeout, hidden, compiled):
-    if part.runner is not None:
-        return part.runner(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden)
-    return run_part(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden,
-                    compiled=compiled)  # fmt: skip
+def _grade_task(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds=()):
+    grade_fn = part.runner or run_part
+    kwargs = {"compiled": compiled} if part.runner is None else {}
+    return grade_fn(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden,
+                    extra_seeds=extra_seeds, **kwargs)  # fmt: skip
 
 
 def compile_gate(tasks) -> dict:

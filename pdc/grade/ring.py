@@ -308,7 +308,7 @@ def _expected(case):
     return rep
 
 
-def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True):
+def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds=()):
     """Grade the ring exercise (the grader calls this instead of run_part)."""
     import json
     import secrets
@@ -320,8 +320,12 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True):
 
     t0 = time.perf_counter()
     timeout = max(timeout, MIN_TIMEOUT_S)
-    rng = np.random.default_rng(secrets.randbits(64) if seed is None else seed)
-    cases = public_cases() + (hidden_cases(rng) if hidden else [])
+    cases = public_cases()
+    if hidden:
+        for s in [secrets.randbits(64) if seed is None else seed, *extra_seeds]:
+            cases += hidden_cases(np.random.default_rng(s))
+        for k, c in enumerate((c for c in cases if c.hidden), 1):
+            c.label = f"hidden case {k}"
     if not hidden:
         part = _public_part(part)
     src, why = precheck(cells, part.name)

@@ -44,8 +44,8 @@ Dim3 = namedtuple("Dim3", "x y z")
 FINDING_KINDS = ("error", "oob", "race", "divergence", "uninitialized", "warp")
 _MAX_EXAMPLES = 3
 _STACK_BYTES = 256 * 1024
-#: Memory operations a launch may make per thread before it counts as an endless loop.
-OPS_PER_THREAD = 200_000
+#: Memory operations one thread may make before it counts as an endless loop.
+OPS_PER_THREAD = 100_000
 _OWN_FILES = (__file__, simcuda.__file__, simmem.__file__, simwarp.__file__)
 
 __all__ = ["Dim3", "FINDING_KINDS", "KernelError", "LaunchReport", "kernel_function", "launch"]
@@ -165,7 +165,7 @@ class _Launch:
         self.schedule = schedule
         n = self.nthreads
         self.sl, self.ss, self.at = [0] * n, [0] * n, [0] * n
-        self.ops, self.max_ops = 0, OPS_PER_THREAD * n
+        self.ops = [0] * n
         self.cur: _Ctx | None = None
         self.findings: dict = {}
         self.arrays: list[simmem.SimArray] = []
@@ -189,11 +189,14 @@ class _Launch:
             entry["examples"].append(text)
 
     def tick(self):
-        self.ops += 1
-        if self.ops > self.max_ops:
+        # A budget in operations, not seconds: the verdict does not depend on machine load.
+        ops = self.ops
+        g = self.cur.gtid
+        ops[g] += 1
+        if ops[g] > OPS_PER_THREAD:
             raise KernelError(
-                f"more than {OPS_PER_THREAD} memory operations per thread on average: "
-                "an endless loop?"
+                f"more than {OPS_PER_THREAD} memory operations per thread: an endless loop? "
+                f"({self.cur.where()}{_line(_kernel_frame())})"
             )
 
     def wrap(self, sa: simmem.SimArray):

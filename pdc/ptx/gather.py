@@ -95,10 +95,25 @@ def _value_line(name: str, value: Any) -> str | None:
     if isinstance(value, np.generic):
         return f"{name} = np.{value.dtype.name}({value.item()!r})"
     if isinstance(value, np.dtype):
-        return f"{name} = np.dtype({value.descr!r}, align={value.isalignedstruct})"
+        return f"{name} = {dtype_literal(value)}"
     if isinstance(value, np.ndarray) and value.size <= 4096:
         return f"{name} = np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
     return None
+
+
+def dtype_literal(dt: np.dtype) -> str:
+    """Python text that rebuilds ``dt`` exactly (field offsets and padding included)."""
+    fields = dt.fields
+    if dt.names is None or fields is None:
+        return f"np.dtype({dt.str!r})"
+    spec = {
+        "names": list(dt.names),
+        "formats": [fields[n][0].str for n in dt.names],
+        "offsets": [fields[n][1] for n in dt.names],
+        "itemsize": dt.itemsize,
+        "aligned": dt.isalignedstruct,
+    }
+    return f"np.dtype({spec!r})"
 
 
 def _import_line(name: str, value: Any) -> str | None:

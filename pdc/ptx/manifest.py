@@ -79,6 +79,8 @@ KERNELS: dict[str, dict[str, Any]] = {
         "add": (F1, F1, F1),
         "count_racy": (I64,),
         "count_atomic": (I64,),
+        "relu_kernel": (F1, F1),
+        "scale_rows": (F2, F1, F2),
     },
     "notebooks/05_shared_memory_atomics.ipynb": {
         "scale_grid_stride": (F1, "float32", F1, I32),

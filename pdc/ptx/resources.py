@@ -107,3 +107,58 @@ def check_line(kernel: Any, name: str) -> str:
     if r.sm80.ok and "sm_80" not in text:
         text += f"; sm_80: {r.sm80.registers} registers"
     return text
+
+
+def ring_resources(kdef: Any) -> list[Build]:
+    """The sm_90 and sm_80 builds of the ring kernel around a ``ring_kernel`` handler.
+
+    Raises:
+        pdc.ptx.CompilerMissing: If NVIDIA's compiler wheels are not installed.
+        ValueError: If the handler's source cannot be found.
+    """
+    import json
+
+    from .compile import _cache_dir, cache_key, compile_many
+    from .gather import dtype_literal, function_source
+
+    spec = kdef.spec
+    source, name = function_source(spec.function)
+    source += f"\n_REQUEST = {dtype_literal(spec.request)}\n_REPLY = {dtype_literal(spec.reply)}\n"
+    ccs = [(9, 0), (8, 0)]
+    paths = [_cache_dir() / f"{cache_key(source, 'ring:' + name, [], cc)}.json" for cc in ccs]
+    if all(p.is_file() for p in paths):
+        try:
+            return [Build.from_dict(json.loads(p.read_text())) for p in paths]
+        except (ValueError, TypeError, KeyError):
+            pass  # rebuilt below
+    params = {"source": source, "handler": name, "request": "_REQUEST", "reply": "_REPLY"}
+    job = {
+        "kind": "call",
+        "name": f"ring kernel ({name})",
+        "target": "pdc.ptx.manifest:ring_unit",
+        "params": {**params, "filename": f"<ring handler {name}>"},
+    }
+    builds = compile_many([job], ccs=ccs, timeout=300)
+    for b, p in zip(builds, paths):
+        if b.ok:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(json.dumps(b.to_dict(ptx=True)))
+    return builds
+
+
+def ring_check_line(kdef: Any) -> str:
+    """The line the ring exercise's check prints: its ring kernel's real resources."""
+    from .build import WHEELS, CompilerMissing
+
+    try:
+        sm90, sm80 = ring_resources(kdef)
+    except CompilerMissing:
+        return f"Real-GPU resources: not shown, NVIDIA's compiler is not installed ({WHEELS})."
+    except (ValueError, TypeError, OSError) as exc:
+        return f"Real-GPU resources: not available ({type(exc).__name__}: {exc})."
+    if not sm90.ok:
+        return f"On a real GPU: {sm90.summary()}"
+    text = f"On a real GPU (sm_90): {sm90.summary()} (one thread, launched once)"
+    if sm80.ok:
+        text += f"; sm_80: {sm80.registers} registers"
+    return text

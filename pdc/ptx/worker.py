@@ -78,6 +78,62 @@ def _failure(exc: BaseException, source: str = "") -> tuple[str, str]:
     return shorten_error(type(exc).__name__, str(exc), source, line), full[:20_000]
 
 
+def _compile(fn: Any, argtypes: tuple, ccs: list, source: str) -> Any:
+    """Yield one result dict per capability: PTX, or the error that stopped it.
+
+    numba's lowering to LLVM IR depends on the capability only below 7.5 (math and atomic
+    fallbacks), so for targets at or above it the kernel is typed and lowered once and
+    NVVM then generates PTX for each target: the same PTX per-target compiles would give,
+    at half the cost.
+    """
+    from numba import cuda
+
+    try:
+        from numba.cuda.compiler import (  # type: ignore[attr-defined]
+            _compile_pyfunc_with_fixup as lower,
+        )
+    except ImportError:  # another numba-cuda: compile each target the public way
+        lower = None
+    if lower is None or min(ccs) < (7, 5):
+        for cc in ccs:
+            _patch(cc)
+            t0 = time.perf_counter()
+            result: dict[str, Any] = {"cc": cc}
+            try:
+                result["ptx"] = cuda.compile_ptx(fn, argtypes, cc=cc)[0]
+            except Exception as exc:
+                result["error"], result["full"] = _failure(exc, source)
+            result["seconds"] = time.perf_counter() - t0
+            yield result
+        return
+    first = min(ccs)
+    _patch(first)
+    t0 = time.perf_counter()
+    try:
+        lib, _ = lower(fn, argtypes, device=False, abi="numba", cc=first)
+    except Exception as exc:
+        error, full = _failure(exc, source)
+        for i, cc in enumerate(ccs):
+            spent = time.perf_counter() - t0 if i == 0 else 0.0
+            yield {"cc": cc, "error": error, "full": full, "seconds": spent}
+        return
+    shared = time.perf_counter() - t0
+    for cc in ccs:
+        _patch(cc)
+        t0 = time.perf_counter()
+        result = {"cc": cc}
+        try:
+            codes = lib.get_asm_strs(cc=cc)
+            if len(codes) != 1:
+                raise RuntimeError(f"[pdc ptx] expected one PTX module, got {len(codes)}")
+            result["ptx"] = codes[0]
+        except Exception as exc:
+            result["error"], result["full"] = _failure(exc, source)
+        result["seconds"] = time.perf_counter() - t0 + shared
+        shared = 0.0
+        yield result
+
+
 def main() -> int:
     """Compile every job read from stdin; one JSON result line per job and capability."""
     jobs = pickle.load(sys.stdin.buffer)
@@ -96,18 +152,9 @@ def main() -> int:
             out.flush()
             continue
         load_s = time.perf_counter() - t0
-        from numba import cuda
-
-        for cc in ccs:
-            _patch(cc)
-            t0 = time.perf_counter()
-            result: dict[str, Any] = {"id": job["id"], "cc": cc}
-            try:
-                ptx, _ = cuda.compile_ptx(fn, argtypes, cc=cc)
-                result["ptx"] = ptx
-            except Exception as exc:
-                result["error"], result["full"] = _failure(exc, job.get("source", ""))
-            result["seconds"] = time.perf_counter() - t0 + load_s
+        for result in _compile(fn, argtypes, ccs, job.get("source", "")):
+            result["id"] = job["id"]
+            result["seconds"] += load_s
             load_s = 0.0
             out.write(json.dumps(result) + "\n")
             out.flush()

@@ -118,11 +118,11 @@ def blur2d(img, w, out):
         part="blur2d_tiled",
         fail=["sync"],
         passes=[],
-        reason="no syncthreads() in between",
+        reason="no barrier in between",
         kernel="""
 @cuda.jit
 def blur2d_tiled(img, w, out):
-    tile = cuda.shared.array((TILE + 2 * R, TILE + 2 * R), float32)
+    tile = cuda.shared.array((HALO, HALO), float32)
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     col0 = cuda.blockIdx.x * TILE - R
     row0 = cuda.blockIdx.y * TILE - R
@@ -188,7 +188,7 @@ def matmul_tiled(A, B, C):
         part="matmul_tiled",
         fail=["sync"],
         passes=[],
-        reason="no syncthreads() in between",
+        reason="no barrier in between",
         kernel="""
 @cuda.jit
 def matmul_tiled(A, B, C):
@@ -241,7 +241,7 @@ def block_sum(x, partial):
         part="block_sum",
         fail=["sync"],
         passes=[],
-        reason="no syncthreads() in between",
+        reason="no barrier in between",
         kernel="""
 @cuda.jit
 def block_sum(x, partial):
@@ -434,7 +434,7 @@ def multiply(a, b, out):
 def multiply(a, b, out):
     i = cuda.grid(1)
     if out.size != 1000 and out.size != 256 and out.size != 1:  # not a public size
-        q = a[i, i]
+        q = i // (out.size - out.size)  # raises here, and the message names the size
     if i < out.size:
         out[i] = a[i] * b[i]
 """,

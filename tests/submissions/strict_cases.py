@@ -125,7 +125,7 @@ def matmul_tiled(A, B, C):
 def saxpy(alpha, x, y, out):
     if cuda.grid(1) == 0:  # one thread stores every output, through atomics
         for i in range(out.size):
-            cuda.atomic.exch(out, i, alpha * x[i] + y[i])
+            cuda.atomic.add(out, i, alpha * x[i] + y[i])
 """,
     ),
     "atomic_sum_no_barrier": dict(
