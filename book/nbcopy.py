@@ -3,7 +3,8 @@
 book/build.py copies every chapter and exercise through `copy_notebook`, which
 
 - merges consecutive stream outputs of the same name (a cell that prints in several steps
-  shows one output box, as JupyterLab does),
+  shows one output box, as JupyterLab does) and applies carriage returns as a terminal
+  does (a text progress bar shows its last state, not every step),
 - gives every plot an alt text taken from its figure's title and axis labels, or else from
   the prose just above the cell,
 - drops progress bars (a tqdm widget saved at 0 % says nothing on a static page), and
@@ -64,7 +65,26 @@ def merge_streams(outputs: list[dict]) -> list[dict]:
             prev["text"] = _text(prev["text"]) + _text(out["text"])
         else:
             merged.append(out)
+    for out in merged:
+        if out.get("output_type") == "stream":
+            out["text"] = apply_carriage_returns(_text(out["text"]))
     return merged
+
+
+def apply_carriage_returns(text: str) -> str:
+    """Each line as a terminal leaves it: what follows its last carriage return.
+
+    Args:
+        text: Printed text, possibly with ``\\r`` redrawing a line (tqdm does).
+
+    Returns:
+        The text with every redrawn line replaced by its final state.
+    """
+    lines = []
+    for line in text.split("\n"):
+        parts = [p for p in line.split("\r") if p]
+        lines.append(parts[-1] if parts else "")
+    return "\n".join(lines)
 
 
 def drop_tool_data(outputs: list[dict]) -> None:

@@ -408,7 +408,7 @@ class Timing:
         return f"{median:.3g} {unit} (p10 {p10:.3g}, p90 {p90:.3g}, n={len(self.samples)})"
 
 
-def _torch_device_sync(device: str) -> Callable[[], object] | None:
+def _device_sync(device: str) -> Callable[[], object] | None:
     if device == "mps":
         import torch
 
@@ -416,7 +416,8 @@ def _torch_device_sync(device: str) -> Callable[[], object] | None:
     if device == "mlx":
         import mlx.core as mx
 
-        return mx.synchronize
+        # Older MLX has no synchronize(); there the timed function must call mx.eval itself.
+        return getattr(mx, "synchronize", None)
     return None
 
 
@@ -463,7 +464,7 @@ def measure(
         )
     if device not in ("cpu", "cuda", "mps", "mlx"):
         raise ValueError(f"[measure] expected device cpu, cuda, mps or mlx, got {device!r}")
-    sync = sync or _torch_device_sync(device)
+    sync = sync or _device_sync(device)
     for _ in range(warmup):
         fn(*args)
     if sync is not None:

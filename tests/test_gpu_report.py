@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -103,3 +104,38 @@ def test_reference_is_labelled_with_device_and_date(tmp_path):
     assert line == "NVIDIA H100 80GB HBM3, 2026-11-23: 12.2 us"
     assert reference("no.such.key", tmp_path) == NONE_YET
     assert "notebook.01_why_gpus.seconds" in keys(tmp_path)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for nvidia-smi")
+def test_a_run_out_of_budget_still_writes_both_reports(tmp_path):
+    # A stand-in nvidia-smi and a 12 s budget: every step runs out of time, and says so.
+    fake = tmp_path / "bin" / "nvidia-smi"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\necho "Stand-in GPU 80GB, 555.55, 81559 MiB"\n')
+    fake.chmod(0o755)
+    out_dir = tmp_path / "out"
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "pdc/gpu_report/run.py"),
+            "--out",
+            str(out_dir),
+            "--budget",
+            "12",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert out.returncode == 1, out.stderr[-2000:]
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["device"] == "Stand-in GPU 80GB"
+    assert "timed out" in report["pytest"]["summary"]
+    assert {nb["notebook"] for nb in report["notebooks"]} >= {
+        "notebooks/01_why_gpus.ipynb",
+        "solutions/04_conv2d.ipynb",
+    }
+    assert not any(nb["ok"] for nb in report["notebooks"])
+    assert (out_dir / "report.md").read_text().startswith("# GPU report: Stand-in GPU 80GB")

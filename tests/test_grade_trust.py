@@ -137,9 +137,11 @@ def multiply(a, b, out):
 def test_gpu_path_runs_on_numba_simulator(monkeypatch):
     """The GPU branch of the child (numba.cuda.jit, device copies), with numba's simulator
     standing in for the GPU so that it runs on any machine."""
-    real_env = grader._child_env
+    from pdc.grade import sandbox
+
+    real_env = sandbox.child_env
     monkeypatch.setattr(
-        grader, "_child_env", lambda gpu: {**real_env(gpu), "NUMBA_ENABLE_CUDASIM": "1"}
+        sandbox, "child_env", lambda gpu: {**real_env(gpu), "NUMBA_ENABLE_CUDASIM": "1"}
     )
     from pathlib import Path
 

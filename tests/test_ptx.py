@@ -235,3 +235,20 @@ def test_resources_of_a_kernel_defined_in_this_process(tmp_path, monkeypatch):
     again = pdc.resources(mod.halo_blur, img, img, block=(16, 16))
     assert again.sm90.registers == r.sm90.registers
     assert pytest.raises(ValueError, pdc.resources, mod.halo_blur, img, img, block=2048)
+
+
+def _not_compiled(a, b, out):
+    out[0] = a[0] * b[0]
+
+
+def test_missing_compiler_wheels_are_named_with_the_install_command(monkeypatch):
+    import pdc.ptx.build as build
+    from pdc.ptx import compile_source
+    from pdc.ptx.resources import check_line
+
+    monkeypatch.setattr(build, "_site_dirs", lambda: [])
+    monkeypatch.setattr(build.shutil, "which", lambda name: None)
+    with pytest.raises(CompilerMissing, match=r"pip install nvidia-cuda-nvcc-cu12==12\.9\.86"):
+        compile_source(WRONG, "tiled", [np.zeros((4, 4), np.float32)] * 2)
+    line = check_line(_not_compiled, "multiply")
+    assert line.startswith("Real-GPU resources: not shown") and "nvidia-cuda-nvrtc-cu12" in line

@@ -95,12 +95,13 @@ def test_math_select_and_per_message_error_codes_match_numpy(metal_engine):
     assert t.last_error in set(expected[expected != 0].tolist())
 
 
-def test_unaligned_fields_are_copied_and_still_right(metal_engine):
+def test_packed_records_are_aligned_in_the_rings_and_still_right(metal_engine):
     n = 100
     req = requests(n, PACKED)
     req["tag"] = 1
     k, r = run(ring_kernel(request=PACKED, reply=REP, queue_size=n)(packed), req)
-    assert "x" not in k.engine.zero_copy_fields and "tag" in k.engine.zero_copy_fields
+    assert k.spec.request.fields["x"][1] == 8  # aligned: x at byte 8, not byte 1
+    assert set(k.engine.zero_copy_fields) == {"tag", "x", "k"}
     order = np.argsort(r.records["k"])
     assert np.array_equal(r.records["y"][order], req["x"] + 1)
 

@@ -101,22 +101,22 @@ def _missing_reference(app: Any, env: Any, node: Any, contnode: Any) -> Any:
     target = node.get("reftarget", "")
     if node.get("refdomain") != "py" or not target.startswith(PACKAGE + "."):
         return None
-    canonical = _canonical(target)
-    if canonical is None:
-        return None
     domain = env.get_domain("py")
-    return domain.resolve_xref(
-        env, node["refdoc"], app.builder, node["reftype"], canonical, node, contnode
-    )
+    canonical = _canonical(target)
+    if canonical is not None:
+        found = domain.resolve_xref(
+            env, node["refdoc"], app.builder, node["reftype"], canonical, node, contnode
+        )
+        if found is not None:
+            return found
+    # An annotation alias (pdc.backends.base.ShapeLike) is documented as data, which a type
+    # hint's class reference does not look for.
+    if node.get("reftype") == "class":
+        return domain.resolve_xref(env, node["refdoc"], app.builder, "data", target, node, contnode)
+    return None
 
 
-_TILDE = re.compile(r"~([\w.]+)")
-
-
-def _tidy_name(match: re.Match[str]) -> str:
-    # Course names stay whole so that they link; others (typing.Any) show their last part.
-    name = match.group(1)
-    return name if name.split(".")[0] == PACKAGE else name.rsplit(".", 1)[-1]
+_CLASS_REPR = re.compile(r"<class '([\w.]+)'>")
 
 
 def _signature(
@@ -125,13 +125,16 @@ def _signature(
     # An Enum's "signature" is Enum's own call protocol, which says nothing about the class.
     if what == "class" and inspect.isclass(obj) and issubclass(obj, enum.Enum):
         return "", None
-    # Class signatures come with "~module.Name" spelled out literally.
-    if sig is None and ret is None:
-        return None
-    return (
-        _TILDE.sub(_tidy_name, sig) if sig else sig,
-        _TILDE.sub(_tidy_name, ret) if ret else ret,
-    )
+    # A class as a default value prints as <class 'numpy.float32'>, which Sphinx cannot parse:
+    # the whole signature would then show unlinked, with its "~module.Name" spelled out.
+    if sig and _CLASS_REPR.search(sig):
+        return _CLASS_REPR.sub(r"\1", sig), ret
+    return None
+
+
+def _bases(app: Any, name: str, obj: Any, options: Any, bases: list) -> None:
+    # "Bases: object" tells a reader nothing.
+    bases[:] = [b for b in bases if b is not object]
 
 
 def setup(app: Any) -> dict[str, Any]:
@@ -139,4 +142,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("config-inited", _config_inited)
     app.connect("missing-reference", _missing_reference)
     app.connect("autodoc-process-signature", _signature)
+    app.connect("autodoc-process-bases", _bases)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

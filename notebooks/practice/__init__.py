@@ -20,6 +20,10 @@ The checker calls the student's function, raises :class:`Wrong` with a message t
 is wrong (helpers :func:`expect_close`, :func:`expect_shape` build those), and returns a short
 success line. The module for a name is found from its prefix (``ch01.saxpy`` lives in
 ``practice.ch01``), so nothing else lists the chapters.
+
+``tests/test_practice.py`` runs every practice cell's stub on its own, with ``np``, ``math``,
+``pdc`` and ``cuda`` (numba's CUDA module) predefined, and requires that the stub fails its
+check and the model answer passes it; a stub cell imports anything else it needs itself.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ import os
 from . import _probe
 from .base import Backend, BackendInfo, check_dtype, check_shape
 
-ORDER = ("cuda", "metal", "cpu")
+NAMES = ("cpu", "cuda", "metal")  # every backend name: devices here, ring engines in pdc.ring
+ORDER = ("cuda", "metal", "cpu")  # NAMES by default priority
 _instances: dict[str, Backend] = {}
 
 

@@ -29,6 +29,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 NEEDED = ("numpy", "numba", "numba.cuda", "pytest", "nbformat", "nbclient", "ipykernel")
+# Used by some chapters or tests; without them those fail, and the report says why.
+OPTIONAL = ("cupy", "torch", "matplotlib", "ipywidgets", "tqdm", "yaml", "nbval")
 
 
 class Stop(Exception):
@@ -86,11 +88,11 @@ def install_wheels(python: str, folder: Path) -> None:
         raise Stop(f"installing the carried wheels failed: {p.stderr.strip()[-400:]}")
 
 
-def missing_modules(python: str) -> list[str]:
-    """The modules of ``NEEDED`` this Python cannot import."""
+def missing_modules(python: str, modules: tuple[str, ...] = NEEDED) -> list[str]:
+    """The modules of ``modules`` this Python cannot import."""
     code = (
         "import importlib.util as u, sys\n"
-        f"print(','.join(m for m in {NEEDED!r} if u.find_spec(m.split('.')[0]) is None))"
+        f"print(','.join(m for m in {modules!r} if u.find_spec(m.split('.')[0]) is None))"
     )
     p = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
     return [m for m in p.stdout.strip().split(",") if m]
@@ -186,6 +188,8 @@ def markdown(report: dict[str, Any]) -> str:
         f"{report['date']}, Python {report['python']}, {report['platform']}, "
         f"{report['seconds']:.0f} s in all.",
         "",
+        f"Not installed here: {', '.join(report.get('missing_optional', [])) or 'nothing'}.",
+        "",
         f"## Tests (PDC_BACKEND=cuda): {t.get('summary', '')}",
         "",
         f"{t.get('tests', 0)} tests, {t.get('failures', 0)} failures, {t.get('errors', 0)} errors,"
@@ -244,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.machine()}",
+        "missing_optional": missing_modules(python, OPTIONAL),
     }
     report["pytest"] = step_pytest(python, out, left(0.35))
     print(f"  tests: {report['pytest']['summary']}")

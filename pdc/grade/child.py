@@ -44,10 +44,11 @@ def main() -> int:
 
     job = json.loads(sys.stdin.read())
     nonce, work, out = job["nonce"], Path(job["inputs"]), Path(job["outdir"])
-    if job.get("kind") == "ring":
-        from pdc.grade.ring import child_main
+    if job.get("entry"):  # a plug-in exercise runs its own cases (named by the grader)
+        import importlib
 
-        child_main(job, out)
+        module, _, attr = job["entry"].partition(":")
+        getattr(importlib.import_module(module), attr)(job, out)
         sys.stdout.flush()
         os._exit(0)
     aliases = {k: tuple(v) for k, v in job.get("aliases", {}).items()}

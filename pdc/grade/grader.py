@@ -32,11 +32,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -45,13 +40,11 @@ from pathlib import Path
 import numpy as np
 
 from pdc.grade import exercises as exs
-from pdc.grade import source
+from pdc.grade import sandbox, source
 from pdc.grade.judge import CaseResult, Verdict, judge
 from pdc.grade.sim import FINDING_KINDS, Dim3, LaunchReport
 
 DEFAULT_TIMEOUT_S = 30.0
-MEMORY_LIMIT_BYTES = 3 * 1024**3
-_PDC_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 @dataclass
@@ -90,29 +83,6 @@ class Submission:
     @property
     def max_score(self) -> float:
         return round(sum(p.max_score for p in self.parts), 2)
-
-
-def _limits(timeout: float, gpu: bool = False):
-    def apply():  # runs in the child between fork and exec
-        import resource
-
-        cpu = int(timeout) + 5
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024**2, 256 * 1024**2))
-        if not gpu:  # a CUDA context reserves far more address space than it uses
-            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
-
-    return apply
-
-
-def _child_env(gpu: bool) -> dict:
-    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
-    env = {k: os.environ[k] for k in keep if k in os.environ}
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    if gpu:
-        env["PDC_GRADE_GPU"] = "1"
-    return env
 
 
 def _write_inputs(cases, folder: Path) -> list[dict]:
@@ -271,58 +241,20 @@ def _has_gpu() -> bool:
 
 
 def _run_child(part, cases, ext, timeout, gpu):
-    tmp = Path(tempfile.mkdtemp(prefix="pdc-grade-"))
-    try:
-        inputs = tmp / "in"
-        out = tmp / f"out-{secrets.token_hex(8)}"
-        inputs.mkdir(mode=0o700)
-        out.mkdir(mode=0o700)
-        nonce = secrets.token_hex(16)
+    with sandbox.workspace() as ws:
         job = {
-            "nonce": nonce, "kernel": part.name, "functions": ext.functions,
-            "constants": ext.constants, "aliases": ext.aliases, "inputs": str(inputs),
-            "outdir": str(out),
-            "cases": _write_inputs(cases, inputs), "gpu": bool(gpu),
+            "nonce": ws.nonce, "kernel": part.name, "functions": ext.functions,
+            "constants": ext.constants, "aliases": ext.aliases, "inputs": str(ws.inputs),
+            "outdir": str(ws.out), "cases": _write_inputs(cases, ws.inputs), "gpu": bool(gpu),
         }  # fmt: skip
-        note = run_child(job, tmp, timeout, gpu)
-        results = [_load_result(c, f"c{k}", out, nonce, gpu) for k, c in enumerate(cases)]
-        if note.startswith("timed out"):
-            results = [
-                CaseResult(r.case, failure=f"timed out after {timeout:g} s") if r.failure else r
-                for r in results
-            ]
-        return results, note
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
-    """Run pdc.grade.child on ``job`` under limits; returns "" or why it stopped early."""
-    boot = (
-        f"import sys; sys.path.insert(0, {_PDC_ROOT!r}); from pdc.grade.child import main; main()"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-I", "-c", boot],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        cwd=cwd, env=_child_env(gpu), preexec_fn=_limits(timeout, gpu), start_new_session=True,
-    )  # fmt: skip
-    try:
-        _, err = proc.communicate(json.dumps(job).encode(), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        return f"timed out after {timeout:g} s (an endless loop?)"
-    if proc.returncode != 0:
-        tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
-        return f"the kernel run stopped (exit status {proc.returncode}): {tail[0][:200]}"
-    return ""
-
-
-def _kill(proc):
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.communicate()
+        note = sandbox.run_child(job, ws.root, timeout, gpu)
+        results = [_load_result(c, f"c{k}", ws.out, ws.nonce, gpu) for k, c in enumerate(cases)]
+    if note.startswith("timed out"):
+        results = [
+            CaseResult(r.case, failure=f"timed out after {timeout:g} s") if r.failure else r
+            for r in results
+        ]
+    return results, note
 
 
 def find_notebooks(path: Path, warnings: list | None = None) -> dict:
@@ -453,7 +385,7 @@ def compile_gate(tasks) -> dict:
 
 def _missing(ex, part, why) -> PartResult:
     verdicts = [
-        Verdict(f"{part.name}: {exs.CRITERION_TITLES[c]}", c, 0.0, float(p), why)
+        Verdict(f"{part.name}: {part.criterion_title(c)}", c, 0.0, float(p), why)
         for c, p in part.points.items()
     ]
     return PartResult(ex.key, part.name, verdicts, 0.0, why)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdc.grade.exercises import CRITERION_TITLES, QUALITY, Case, Part
+from pdc.grade.exercises import QUALITY, Case, Part
 from pdc.grade.sim import LaunchReport
 
 
@@ -134,7 +134,7 @@ def judge(part: Part, results: list[CaseResult], expected: list[dict]) -> list[V
     def add(criterion, frac, output):
         pts = float(part.points[criterion])
         score = round(pts * frac, 2)
-        title = f"{part.name}: {CRITERION_TITLES[criterion]}"
+        title = f"{part.name}: {part.criterion_title(criterion)}"
         verdicts.append(Verdict(title, criterion, score, pts, output))
 
     for criterion in part.points:
@@ -229,7 +229,8 @@ def summary(part: Part, verdicts: list[Verdict]) -> str:
     lines.append(f"{part.name}: {total:g} / {part.max_points:g} points")
     for v in verdicts:
         mark = "PASS" if v.passed else "FAIL"
-        lines.append(f"  [{mark}] {CRITERION_TITLES[v.criterion]} ({v.score:g}/{v.max_score:g})")
+        score = f"({v.score:g}/{v.max_score:g})"
+        lines.append(f"  [{mark}] {part.criterion_title(v.criterion)} {score}")
         for line in v.output.splitlines():
             lines.append(f"         {line}")
     return "\n".join(lines)

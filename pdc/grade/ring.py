@@ -30,10 +30,10 @@ QUEUE_SIZE = 1024
 MIN_TIMEOUT_S = 60.0
 TELEMETRY = ("submitted", "processed", "errors", "dropped", "in_flight")
 
-exs.CRITERION_TITLES.update(
-    ordering="one reply per request, in the order sent",
-    telemetry="telemetry counts every message, no errors or drops",
-)
+TITLES = {
+    "ordering": "one reply per request, in the order sent",
+    "telemetry": "telemetry counts every message, no errors or drops",
+}
 
 
 def detect_spec(x: float, count: float, mean: float, m2: float) -> tuple:
@@ -236,9 +236,8 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
     def add(criterion, ok, msg):
         pts = float(part.points[criterion])
         score = round(pts * ok, 2)
-        verdicts.append(
-            Verdict(f"{part.name}: {exs.CRITERION_TITLES[criterion]}", criterion, score, pts, msg)
-        )
+        title = f"{part.name}: {part.criterion_title(criterion)}"
+        verdicts.append(Verdict(title, criterion, score, pts, msg))
 
     problems, order_bad, tel_bad = [], [], []
     sent_total = 0
@@ -312,11 +311,8 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
     """Grade the ring exercise (the grader calls this instead of run_part)."""
     import json
     import secrets
-    import shutil
-    import tempfile
-    from pathlib import Path
 
-    from pdc.grade import grader
+    from pdc.grade import grader, sandbox
 
     t0 = time.perf_counter()
     timeout = max(timeout, MIN_TIMEOUT_S)
@@ -332,41 +328,33 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
     if src is None:
         return grader.PartResult(ex.key, part.name, _judge(part, cases, [None] * len(cases),
                                  f"rejected: {why}"), time.perf_counter() - t0, why)  # fmt: skip
-    tmp = Path(tempfile.mkdtemp(prefix="pdc-grade-"))
-    try:
-        (tmp / "in").mkdir(mode=0o700)
-        out = tmp / f"out-{secrets.token_hex(8)}"
-        out.mkdir(mode=0o700)
+    with sandbox.workspace() as ws:
         specs = []
         for k, c in enumerate(cases):
-            np.save(tmp / "in" / f"c{k}.npy", c.args["requests"], allow_pickle=False)
+            np.save(ws.inputs / f"c{k}.npy", c.args["requests"], allow_pickle=False)
             specs.append({"id": f"c{k}", "file": f"c{k}.npy"})
-        nonce = secrets.token_hex(16)
-        job = {"kind": "ring", "nonce": nonce, "kernel": part.name, "functions": {part.name: src},
-               "constants": _constants(ex, cells), "outdir": str(out),
-               "inputs": str(tmp / "in"),
-               "cases": specs}  # fmt: skip
-        note = grader.run_child(job, tmp, timeout)
+        job = {"entry": f"{__name__}:child_main", "nonce": ws.nonce, "kernel": part.name,
+               "functions": {part.name: src}, "constants": _constants(ex, cells),
+               "outdir": str(ws.out), "inputs": str(ws.inputs), "cases": specs}  # fmt: skip
+        note = sandbox.run_child(job, ws.root, timeout)
         rejected = None
-        rej = out / "rejected.json"
+        rej = ws.out / "rejected.json"
         if rej.is_file():
             meta = json.loads(rej.read_text())
-            if meta.get("nonce") == nonce:
+            if meta.get("nonce") == ws.nonce:
                 rejected = f"rejected: {str(meta.get('error'))[:400]}"
         results = []
         for k, c in enumerate(cases):
             try:
-                results.append(_validate(c, f"c{k}", out, nonce))
+                results.append(_validate(c, f"c{k}", ws.out, ws.nonce))
             except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
                 results.append(None)
-        if note and not rejected:
-            rejected = note
-        verdicts = _judge(part, cases, results, rejected if all(r is None for r in results)
-                          else None)  # fmt: skip
-        return grader.PartResult(ex.key, part.name, verdicts, time.perf_counter() - t0,
-                                 rejected or note)  # fmt: skip
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    if note and not rejected:
+        rejected = note
+    verdicts = _judge(part, cases, results, rejected if all(r is None for r in results)
+                      else None)  # fmt: skip
+    return grader.PartResult(ex.key, part.name, verdicts, time.perf_counter() - t0,
+                             rejected or note)  # fmt: skip
 
 
 def _constants(ex, cells) -> dict:
@@ -413,6 +401,8 @@ RING = exs.Exercise(
             reference=_cases_come_from_runner,
             points={"public": 2, "hidden": 2, "ordering": 1, "telemetry": 1},
             runner=runner,
+            checker=check_ring,
+            titles=TITLES,
         )
     ],
     {"THRESHOLD": THRESHOLD, "MIN_COUNT": MIN_COUNT},

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdc.grade import simcuda, simgen, simmem, simwarp
+from pdc.grade import simcuda, simgen, simmem, simthreads, simwarp
 from pdc.grade.simmem import KernelError
 from pdc.grade.source import DTYPE_NAMES
 
@@ -43,7 +43,6 @@ Dim3 = namedtuple("Dim3", "x y z")
 #: Finding categories a launch can report, in the order feedback lists them.
 FINDING_KINDS = ("error", "oob", "race", "divergence", "uninitialized", "warp")
 _MAX_EXAMPLES = 3
-_STACK_BYTES = 256 * 1024
 #: Memory operations one thread may make before it counts as an endless loop.
 OPS_PER_THREAD = 100_000
 _OWN_FILES = (__file__, simcuda.__file__, simmem.__file__, simwarp.__file__)
@@ -53,10 +52,6 @@ __all__ = ["Dim3", "FINDING_KINDS", "KernelError", "LaunchReport", "kernel_funct
 
 class _NeedThreads(BaseException):
     """Raised by a collective in inline mode: rerun the launch with real threads."""
-
-
-class _Abort(BaseException):
-    """Raised in simulated threads when another thread of the block failed."""
 
 
 def _dim3(v) -> Dim3:
@@ -236,7 +231,7 @@ class _Launch:
         self.main_sem.release()
         t.sem.acquire()
         if self.abort:
-            raise _Abort
+            raise simthreads.Abort
         return t.result
 
     def block_op(self, kind, pred):
@@ -274,13 +269,13 @@ class _Launch:
             else:
                 for c in order:
                     self.cur = c
-                    self._call(fn, args, c)
+                    self.call_thread(fn, args, c)
             self.max_barriers = max(self.max_barriers, self.barriers)
 
-    def _call(self, fn, args, c):
+    def call_thread(self, fn, args, c):
         try:
             fn(*args)
-        except (_NeedThreads, _Abort, KernelError):
+        except (_NeedThreads, simthreads.Abort, KernelError):
             raise
         except RecursionError:
             raise KernelError(f"RecursionError ({c.where()})") from None
@@ -318,58 +313,12 @@ class _Launch:
             if not any(c.state == "wait" for c in ctxs):
                 break
             if not simwarp.resolve_warps(self, ctxs):
-                self._resolve_block(ctxs)
+                self.resolve_block(ctxs)
 
     def _run_block_threaded(self, fn, args, ctxs, order):
-        def body(c):
-            c.sem.acquire()
-            try:
-                if not self.abort:
-                    self._call(fn, args, c)
-                c.state = "done"
-            except _Abort:
-                c.state = "done"
-            except BaseException as e:  # reported by the scheduler
-                c.exc = e
-                c.state = "error"
-            finally:
-                self.main_sem.release()
+        simthreads.run_block(self, fn, args, ctxs, order)
 
-        threads = []
-        old = threading.stack_size()
-        threading.stack_size(_STACK_BYTES)
-        try:
-            for c in ctxs:
-                c.sem = threading.Semaphore(0)
-                th = threading.Thread(target=body, args=(c,), daemon=True)
-                th.start()
-                threads.append(th)
-        finally:
-            threading.stack_size(old)
-        try:
-            while True:
-                for c in order:
-                    if c.state != "ready":
-                        continue
-                    self.cur = c
-                    c.sem.release()
-                    self.main_sem.acquire()
-                    if c.state == "error":
-                        raise c.exc
-                if not any(c.state == "wait" for c in ctxs):
-                    break
-                if not simwarp.resolve_warps(self, ctxs):
-                    self._resolve_block(ctxs)
-        finally:
-            self.abort = True
-            for c in ctxs:
-                if c.state in ("ready", "wait"):
-                    c.sem.release()
-            for th in threads:
-                th.join()
-            self.abort = False
-
-    def _resolve_block(self, ctxs):
+    def resolve_block(self, ctxs):
         waiting = [c for c in ctxs if c.state == "wait"]
         self.cur = waiting[0]
         where = f"(block {tuple(waiting[0].blockIdx)})"

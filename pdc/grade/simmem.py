@@ -97,8 +97,9 @@ class SimArray:
         self.shared = shared
         self.L = launch
         n = launch.nthreads
-        self.loads = None if shared else [0] * n
-        self.stores = None if shared else [0] * n
+        # Shared memory is counted per thread by the launch (sl, ss), not per array.
+        self.loads: list[int] = [] if shared else [0] * n
+        self.stores: list[int] = [] if shared else [0] * n
         self.w: dict = {}
         self.r: dict = {}
         self.at: dict = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import math
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -176,7 +177,7 @@ _BINOPS = {
     ast.Pow: lambda a, b: a**b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
     ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
 }  # fmt: skip
-_CALLS = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
+_CALLS: dict[str, Callable] = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
 _NUMBER = (int, float, bool)
 
 
@@ -190,7 +191,9 @@ def _evaluate(node, env: dict):
         v = _evaluate(node.operand, env)
         if not isinstance(v, _NUMBER):
             return None
-        return -v if isinstance(node.op, ast.USub) else +v if isinstance(node.op, ast.UAdd) else ~v
+        if isinstance(node.op, ast.Invert):
+            return ~v if isinstance(v, int) else None
+        return -v if isinstance(node.op, ast.USub) else +v
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a, b = _evaluate(node.left, env), _evaluate(node.right, env)
         if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
@@ -221,7 +224,7 @@ _RESERVED = frozenset(MODULE_ROOTS) | frozenset(DTYPE_NAMES) | frozenset(ALLOWED
 
 
 def _jit_call(node) -> str | None:
-    """"device" or "kernel" if ``node`` is cuda.jit / cuda.jit(...) / numba.cuda.jit(...)."""
+    """Whether ``node`` is cuda.jit, cuda.jit(...) or numba.cuda.jit(...): "device", "kernel"."""
     call = node if isinstance(node, ast.Call) else None
     f = call.func if call is not None else node
     dotted = []

@@ -10,12 +10,14 @@ from __future__ import annotations
 from .build import Build, CompilerMissing, find_ptxas
 from .compile import compile_function, compile_many, compile_source, describe
 from .occupancy import DEVICES, Occupancy, SMLimits, occupancy
+from .resources import Resources, resources
 
 __all__ = [
     "DEVICES",
     "Build",
     "CompilerMissing",
     "Occupancy",
+    "Resources",
     "SMLimits",
     "compile_function",
     "compile_many",
@@ -23,4 +25,5 @@ __all__ = [
     "describe",
     "find_ptxas",
     "occupancy",
+    "resources",
 ]

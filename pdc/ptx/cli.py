@@ -63,7 +63,10 @@ def _table(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``pdc ptx``; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="pdc ptx", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="pdc ptx",
+        description="Compile every kernel of the course for sm_80 and sm_90, without a GPU.",
+    )
     parser.add_argument("paths", nargs="*", help="files or notebooks (default: the course)")
     parser.add_argument("--cc", type=_parse_cc, default=[(8, 0), (9, 0)], help="e.g. 90 or 80,90")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")

@@ -119,7 +119,10 @@ def compile_many(
     progress: Callable[[Build], None] | None = None,
     workers: int | None = None,
 ) -> list[Build]:
-    """Compile many kernels in one child process; ``ptxas`` runs in parallel beside it.
+    """Compile many kernels in a few child processes; ``ptxas`` runs in parallel beside them.
+
+    Each child imports numba once (about a second) and compiles its share of the jobs, so a
+    batch costs far less than one process per kernel.
 
     Args:
         jobs: ``(name, source, kernel, args)`` tuples (see :func:`compile_source`), or dicts
@@ -150,7 +153,6 @@ def compile_many(
                 progress(b)
         return b
 
-    # Each process imports numba once (about a second) and compiles its share of the jobs.
     count = max(1, min(workers or min(2, os.cpu_count() or 1), len(specs)))
     procs = [_start_worker(specs[i::count]) for i in range(count)]
 
@@ -325,6 +327,7 @@ def compile_function_for(
     """:func:`compile_function` for several capabilities in one child process."""
     from .gather import function_source
 
+    find_ptxas()  # say that the compiler is missing before looking for the source
     source, kernel = function_source(fn)
     return compile_cached(source, kernel, args, ccs, cache=True)
 

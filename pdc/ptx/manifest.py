@@ -110,7 +110,12 @@ KERNELS: dict[str, dict[str, Any]] = {
         "anything": skip("a pure-Python handler: CPU only"),
         "bad_types": skip("rejected on purpose by the test"),
     },
-    "tests/test_ring_cuda.py": {"scale": ring(), "roots": ring()},
+    "tests/test_ring_cuda.py": {
+        "scale": ring(),
+        "roots": ring(),
+        "tagged": ring("PACKED", "REP"),
+    },
+    "tests/test_ring_faults.py": {"risky": ring()},
     "tests/test_ring_handlers.py": {
         "anything": skip("a pure-Python handler: CPU only"),
         "good": ring(),
@@ -187,7 +192,8 @@ def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict]
         seen.add((f.path, f.name))
         source = PRELUDE + f.source
         if entry is None:
-            note = f"not in pdc/ptx/manifest.py: add its argument types ({f.kind})"
+            how = 'ring("REQ", "REP") (its dtypes)' if f.kind == "handler" else "its argument types"
+            note = f'not in pdc/ptx/manifest.py: add "{f.name}": {how} under "{f.path}"'
             rows.append({"name": f.name, "where": where, "status": "unlisted", "note": note})
         elif entry[0] == "skip":
             rows.append({"name": f.name, "where": where, "status": "skip", "note": entry[1]})

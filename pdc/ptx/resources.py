@@ -116,7 +116,9 @@ def ring_resources(kdef: Any) -> list[Build]:
         pdc.ptx.CompilerMissing: If NVIDIA's compiler wheels are not installed.
         ValueError: If the handler's source cannot be found.
     """
+    import hashlib
     import json
+    from pathlib import Path
 
     from .compile import _cache_dir, cache_key, compile_many
     from .gather import dtype_literal, function_source
@@ -125,7 +127,11 @@ def ring_resources(kdef: Any) -> list[Build]:
     source, name = function_source(spec.function)
     source += f"\n_REQUEST = {dtype_literal(spec.request)}\n_REPLY = {dtype_literal(spec.reply)}\n"
     ccs = [(9, 0), (8, 0)]
-    paths = [_cache_dir() / f"{cache_key(source, 'ring:' + name, [], cc)}.json" for cc in ccs]
+    # The ring kernel is pdc's code around the handler: a change to it is a new build.
+    ring_dir = Path(__file__).resolve().parents[1] / "ring"
+    runtime = "".join(p.read_text() for p in sorted(ring_dir.glob("*.py")))
+    key_source = source + "\n# pdc.ring " + hashlib.sha256(runtime.encode()).hexdigest()
+    paths = [_cache_dir() / f"{cache_key(key_source, 'ring:' + name, [], cc)}.json" for cc in ccs]
     if all(p.is_file() for p in paths):
         try:
             return [Build.from_dict(json.loads(p.read_text())) for p in paths]

@@ -1,4 +1,7 @@
-"""Persistent ring kernels: a device loop serving messages through shared-memory rings.
+"""Persistent ring kernels: a device loop serving messages through rings in host memory.
+
+The rings live where host and device both read them: host-mapped pinned memory (cuda),
+ordinary memory (cpu), MLX unified memory (metal).
 
 ``import pdc.ring`` imports NumPy only; numba (CPU engine), numba.cuda and MLX are imported
 when a kernel of that backend is launched.

@@ -34,7 +34,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from pdc.ring.engine import Engine, EngineOptions, join_worker
+from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import S_TERMINATED, STATE, TERMINATE, Rings, make_serve
 
@@ -226,7 +226,7 @@ class CpuEngine(Engine):
     def __init__(self, rings: Rings, handler: HandlerSpec, options: EngineOptions):
         super().__init__(rings, handler, options)
         self._thread: threading.Thread | None = None
-        self._wake = threading.Event()
+        self._wake = Waker()
         self._sleeping = False
         self.errors: dict[int, str] = {}  # correlation id -> text of the handler's exception
         self.failure: BaseException | None = None
@@ -274,8 +274,7 @@ class CpuEngine(Engine):
     def _py_pause(self, idle: int) -> None:
         if idle > 32:
             self._sleeping = True
-            self._wake.wait(min(self.options.max_sleep, 1e-5 * (idle - 32)))
-            self._wake.clear()
+            self._wake.wait(min(self.options.max_sleep, 1e-5 * (idle - 32)))  # takes it
             self._sleeping = False
 
     def _start(self) -> None:

@@ -8,6 +8,11 @@ protocol's consumer loop, itself a device function called from the ``cuda.jit`` 
 The kernel runs with ``grid=1, block=1`` on a stream of its own that does not synchronize
 with the default stream, so ordinary kernels keep running beside it.
 
+A device-wide ``cuda.synchronize()`` waits for every kernel of the context, the resident
+ring kernel included: it returns only once the ring kernel was terminated. Synchronize a
+stream instead. While the kernel is resident numba's deferred frees are held back
+(``cuda.defer_cleanup()``): a free that synchronized the context would wait forever.
+
 Without a GPU, ``pdc.numba_cuda()`` gives numba's CUDA simulator, and the same kernel
 function runs there: the engine launches it the way the simulator runs a 1x1 grid (a
 ``BlockThread`` executing the kernel with the module's ``cuda`` swapped for a
@@ -31,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from pdc.ring.engine import Engine, EngineOptions, join_worker
+from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec
 from pdc.ring.protocol import S_TERMINATED, STATE, Rings
 
@@ -113,10 +118,11 @@ class CudaEngine(Engine):
 
         self._ck = ck
         self.failure: BaseException | None = None
-        self._wake = threading.Event()
+        self._wake = Waker()
         self._thread: threading.Thread | None = None
         self._stream: Any = None
         self._done: Any = None
+        self._defer: Any = None  # numba's defer_cleanup() while the kernel is resident
         self._finished = False
         self.trace = self.allocator(options)((ck.TRACE_WORDS,), np.int64)
         self.trace[...] = 0
@@ -167,7 +173,9 @@ class CudaEngine(Engine):
     # -- kernel ---------------------------------------------------------------------------
     def _build(self) -> Any:
         ck, opt = self._ck, self.options
-        max_sleep_ns = int(opt.max_sleep * 1e9)
+        # The simulated loop is woken by every send: it may nap long when idle.
+        nap = max(opt.max_sleep, opt.idle_nap) if self._sim else opt.max_sleep
+        max_sleep_ns = int(nap * 1e9)
         spec = self.handler
         key = (spec.function, spec.request, spec.reply, opt.burst, opt.spin, max_sleep_ns)
         if not self._sim and key in _KERNELS:  # compiled once per handler and options
@@ -219,6 +227,11 @@ class CudaEngine(Engine):
             self._thread.name = f"pdc-ring-cuda-{self.handler.name}"
             self._thread.start()
             return
+        # numba frees device memory lazily, and a pending free can synchronize the context:
+        # with a resident ring kernel that wait would never end. Frees are deferred until
+        # the kernel has left (``_join``).
+        self._defer = self._cuda.defer_cleanup()
+        self._defer.__enter__()
         self._stream = _nonblocking_stream(self._cuda)
         self._kernel[GRID, BLOCK, self._stream](*self._args)
         self._done = self._cuda.event(timing=False)
@@ -250,6 +263,9 @@ class CudaEngine(Engine):
         finally:
             self._finished = True
             self.rings.ctrl[STATE] = S_TERMINATED
+            if self._defer is not None:
+                self._defer.__exit__(None, None, None)
+                self._defer = None
         return True
 
 

@@ -8,19 +8,22 @@ with a kernel that runs for minutes. Import it only after ``pdc.numba_cuda()``.
 The kernel body is the protocol's own consumer loop (``pdc.ring.protocol.make_serve``),
 compiled as a device function with four device primitives:
 
-* ``load``: an acquire load of a control word (``ld.acquire.sys.global.u64``, inline PTX
+* ``load``: an acquire load of a control word (``ld.acquire.sys.u64``, inline PTX
   marked as having side effects, so the compiler can neither hoist it out of the polling
   loop nor merge two of them). It never writes: a read-modify-write such as an atomic add
   of 0 could overwrite a host store that lands between its read and its write.
 * ``store``: ``cuda.threadfence_system()`` (every earlier write, e.g. a reply, becomes
-  visible to the host first), then a volatile store (``st.volatile.global.u64``).
+  visible to the host first), then a volatile store (``st.volatile.u64``).
+
+  Both use generic addressing: numba hands the asm a generic pointer, and the rings are
+  host-mapped memory, so no state space (``.global``) is claimed for them.
 * ``pause``: ``cuda.nanosleep`` between empty polls, longer as the loop stays idle.
 * ``nap``: the kernel's back-off when ``serve`` returns idle, doubling up to ``max_sleep``.
 
 On the simulator the kernel body is Python run by a thread: there is no compiler to hoist
 a load, so ``load`` and ``store`` are plain indexing (the simulator's ``threadfence_system``
 does nothing, and CPython's interpreter lock orders the stores), ``pause`` yields the
-interpreter lock (``time.sleep(0)``) and ``nap`` waits on a ``threading.Event`` that the
+interpreter lock (``time.sleep(0)``) and ``nap`` waits on a ``Waker`` (pdc.ring.engine) that the
 host sets when it sends, for at most the back-off time.
 
 Launch geometry: ``grid=1, block=1``. The protocol has one consumer per ring (one reply
@@ -88,7 +91,7 @@ def gpu_primitives() -> tuple[Any, Any]:
                 ptr = pointer(context, builder, sig.args[0], args[0], args[1], sig.args[1])
                 asm = ir.InlineAsm(
                     ir.FunctionType(i64, [i64.as_pointer()]),
-                    "ld.acquire.sys.global.u64 $0, [$1];",
+                    "ld.acquire.sys.u64 $0, [$1];",
                     "=l,l,~{memory}",
                     side_effect=True,
                 )
@@ -106,7 +109,7 @@ def gpu_primitives() -> tuple[Any, Any]:
                 val = context.cast(builder, args[2], sig.args[2], types.int64)
                 asm = ir.InlineAsm(
                     ir.FunctionType(ir.VoidType(), [i64.as_pointer(), i64]),
-                    "st.volatile.global.u64 [$0], $1;",
+                    "st.volatile.u64 [$0], $1;",
                     "l,l,~{memory}",
                     side_effect=True,
                 )
@@ -148,7 +151,7 @@ def build_kernel(
     burst: int,
     spin: int,
     max_sleep_ns: int,
-    wake: threading.Event | None = None,
+    wake: Any = None,
 ) -> tuple[Any, int]:
     """Build the persistent ring kernel around a compiled handler.
 
@@ -169,12 +172,11 @@ def build_kernel(
     max_sleep_ns = max(int(max_sleep_ns), NS_MIN)
     if simulated:
         load, store, pause = _sim_load, _sim_store, _sim_pause
-        event = wake if wake is not None else threading.Event()
+        event = wake if wake is not None else threading.Event()  # a Waker from the engine
         idle_passes = SIM_IDLE_PASSES
 
         def nap_py(ns):
-            event.wait(ns * 1e-9)
-            event.clear()
+            event.wait(ns * 1e-9)  # a Waker's wait takes the wake-up: none is lost
 
         nap = jit(device=True)(nap_py)
     else:

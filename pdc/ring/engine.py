@@ -19,6 +19,7 @@ when asked for.
 from __future__ import annotations
 
 import importlib
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,17 +27,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from pdc.backends import NAMES
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import S_LAUNCHED, STATE, Rings, RingStateError, numpy_alloc
 
-__all__ = ["ENGINES", "Engine", "EngineOptions", "engine_class"]
+__all__ = ["ENGINES", "Engine", "EngineOptions", "Waker", "engine_class", "join_worker"]
 
-# backend name -> (module, class name); modules are imported on first use.
-ENGINES = {
-    "cpu": ("pdc.ring.cpu", "CpuEngine"),
-    "cuda": ("pdc.ring.cuda", "CudaEngine"),
-    "metal": ("pdc.ring.metal", "MetalEngine"),
-}
+# backend name -> (module, class name), one per name of pdc.backends.NAMES; modules are
+# imported on first use.
+ENGINES = {name: (f"pdc.ring.{name}", f"{name.capitalize()}Engine") for name in NAMES}
 
 
 @dataclass
@@ -50,7 +49,11 @@ class EngineOptions:
         spin: Empty polls before the loop backs off (CPU: then sched_yield, then sleeps).
         yield_every: CPU: while spinning, yield the core every this many empty polls
             (0 = never; yielding hurt the round-trip latency on a loaded machine).
-        max_sleep: Longest back-off sleep of an idle loop, in seconds.
+        max_sleep: Longest back-off sleep of an idle loop that nothing wakes (the cpu
+            loop, a GPU kernel), in seconds.
+        idle_nap: Longest back-off sleep of a loop on a host thread that every send wakes
+            (metal, simulated cuda), in seconds: long, so that an idle kernel costs
+            almost nothing, without delaying a message.
         extra: Backend-specific settings (e.g. {"threads": 128} for CUDA).
     """
 
@@ -60,6 +63,7 @@ class EngineOptions:
     spin: int = 20_000
     yield_every: int = 0
     max_sleep: float = 1e-3
+    idle_nap: float = 0.05
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -138,6 +142,42 @@ class Engine(ABC):
     @abstractmethod
     def _join(self, timeout: float | None) -> bool:
         """Wait up to ``timeout`` seconds for the loop to stop; True when it has."""
+
+
+class Waker:
+    """A wake-up for a loop that naps on a host thread, safe against Ctrl-C.
+
+    Like ``threading.Event`` (``set``, ``wait``, ``clear``), but built on one lock whose
+    every operation is a single C call: a ``KeyboardInterrupt`` landing in ``send`` can
+    never leave it half-updated, as it can an Event (whose condition lock then stays held
+    and deadlocks the next ``set``). A pending wake-up is the lock being free; ``wait``
+    takes it.
+    """
+
+    __slots__ = ("_lock",)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def set(self) -> None:
+        """Make a wake-up pending (several before a ``wait`` count as one)."""
+        try:
+            self._lock.release()
+        except RuntimeError:  # already pending
+            pass
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` s for a wake-up and take it; True when there was one."""
+        return self._lock.acquire(timeout=-1 if timeout is None else max(timeout, 0.0))
+
+    def clear(self) -> None:
+        """Drop a pending wake-up."""
+        self._lock.acquire(blocking=False)
+
+    def is_set(self) -> bool:
+        """True while a wake-up is pending."""
+        return not self._lock.locked()
 
 
 def join_worker(thread: Any, wake: Any, timeout: float | None) -> bool:

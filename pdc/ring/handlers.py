@@ -32,6 +32,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from pdc.backends import NAMES
+from pdc.ring.guards import guard_faults
 from pdc.ring.protocol import check_message_dtype
 
 __all__ = [
@@ -45,7 +47,9 @@ __all__ = [
     "validate",
 ]
 
-ALL_BACKENDS = ("cpu", "cuda", "metal")
+ALL_BACKENDS = NAMES  # the one registry of backend names (pdc.backends)
+# Most loop iterations per message: the kernel checks TERMINATE between messages only.
+MAX_LOOP_TRIPS = 1 << 20
 
 # math.<name> -> the mlx.core function computing it elementwise.
 MATH_FUNCTIONS = {
@@ -211,6 +215,7 @@ class _Normalizer(ast.NodeTransformer):
 
     def __init__(self, ctx: _Ctx):
         self.ctx = ctx
+        self.trips = 1  # iterations of the loops around the node being visited
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         rule = _NODE_RULES.get(type(node))
@@ -284,12 +289,25 @@ class _Normalizer(ast.NodeTransformer):
         for arg in it.args:
             if _constant_int(arg, ctx.env) is None:
                 ctx.fail(node, f"a loop over a non-constant range (`{ast.unparse(arg)}`)")
+        bounds = [_constant_int(arg, ctx.env) or 0 for arg in it.args]
+        if len(bounds) == 3 and bounds[2] == 0:
+            ctx.fail(node, "a loop over `range(..., 0)` (step 0)")
+        outer = self.trips
+        self.trips = outer * max(len(range(*bounds)), 1)  # nested loops multiply
+        if self.trips > MAX_LOOP_TRIPS:
+            ctx.fail(
+                node,
+                f"a loop of {self.trips:,} iterations per message: a handler must finish "
+                f"quickly (at most {MAX_LOOP_TRIPS:,} iterations, nested loops multiplied), "
+                "a running handler cannot be stopped",
+            )
         if node.orelse:
             ctx.fail(node, "`for ... else`")
         if not isinstance(node.target, ast.Name):
             ctx.fail(node, "a loop target that is not a plain name")
         ctx.locals.add(node.target.id)
         node.body = [s for s in (self.visit(s) for s in node.body) if s is not None]
+        self.trips = outer
         for arg in it.args:
             self.visit(arg)
         return node
@@ -520,6 +538,7 @@ def validate(
         body.append(ast.Return(value=ast.Constant(0), lineno=fdef.end_lineno or fdef.lineno))
     new = copy.copy(fdef)  # keeps every field of this Python version's FunctionDef
     new.body = body
+    guard_faults(new, SELECT_NAME, rep_dt)  # faults become error replies (status FAULT)
     new.decorator_list = []
     new.returns = None
     ast.copy_location(new, fdef)

@@ -45,6 +45,7 @@ from pdc.ring.protocol import (
     Rings,
     RingStateError,
     RingTimeoutError,
+    aligned,
 )
 from pdc.ring.receiving import Receiving
 from pdc.ring.replies import Stash, Telemetry, TerminateReport
@@ -287,7 +288,7 @@ class RingKernel(Receiving):
                 )
             return tuple([message.get(n, 0) for n in names])
         if isinstance(message, np.void):
-            if message.dtype != self.spec.request:
+            if message.dtype != self.spec.request and not self._same_layout(message.dtype):
                 raise TypeError(
                     f"[send {self.kernel_id}] expected a record of dtype {self.spec.request}, "
                     f"got {message.dtype}"
@@ -403,6 +404,10 @@ class RingKernel(Receiving):
             self.engine.wake()
             waiter.wait()
 
+    def _same_layout(self, dtype: np.dtype) -> bool:
+        """True for the packed layout of the request dtype (same fields, same types)."""
+        return dtype.names is not None and aligned(dtype) == self.spec.request
+
     def _check_batch(self, batch: Any, op: str) -> np.ndarray:
         if not isinstance(batch, np.ndarray):
             raise TypeError(
@@ -410,9 +415,11 @@ class RingKernel(Receiving):
                 f"got {type(batch).__name__}"
             )
         if batch.dtype != self.spec.request:
-            raise TypeError(
-                f"[{op} {self.kernel_id}] expected dtype {self.spec.request}, got {batch.dtype}"
-            )
+            if not self._same_layout(batch.dtype):
+                raise TypeError(
+                    f"[{op} {self.kernel_id}] expected dtype {self.spec.request}, got {batch.dtype}"
+                )
+            batch = batch.astype(self.spec.request)  # the packed layout of the same fields
         if batch.ndim != 1:
             raise ValueError(
                 f"[{op} {self.kernel_id}] expected a 1-D batch, got shape {batch.shape}"

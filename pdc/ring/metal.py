@@ -40,6 +40,7 @@ float32 there (MLX's CPU device keeps float64).
 
 from __future__ import annotations
 
+import ast
 import threading
 from collections.abc import Callable, Mapping
 from types import SimpleNamespace
@@ -47,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from pdc.ring.engine import Engine, EngineOptions, join_worker
+from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec, MlxMath
 from pdc.ring.protocol import (
     ACTIVE,
@@ -173,7 +174,7 @@ class MetalEngine(Engine):
         self.batches = 0
         self.failure: BaseException | None = None
         self._thread: threading.Thread | None = None
-        self._wake = threading.Event()
+        self._wake = Waker()
         self._fence = host_fence()
         # Ring dtypes are structured (the protocol checks), so names is never None.
         self._req_names: tuple[str, ...] = handler.request.names or ()
@@ -249,8 +250,7 @@ class MetalEngine(Engine):
         mx = self._mx
         fn = self.handler.build(select_impl=mx.where, math_impl=mlx_math())
         req_names = self._req_names
-        with _own_stream(mx):
-            self.assigned = self._assigned_fields(fn)
+        self.assigned = self._assigned_fields(fn)
         assigned = self.assigned
 
         def batch(*cols):
@@ -263,21 +263,23 @@ class MetalEngine(Engine):
         return batch
 
     def _assigned_fields(self, fn: Callable) -> tuple[str, ...]:
-        """The reply fields the handler assigns (found by running it on one zero message).
+        """The reply fields the handler assigns, read from its normalized source.
 
-        Handlers have no ``if``, so every call assigns the same fields.
+        Handlers have no ``if`` on this backend, so every call assigns the same fields;
+        the handler is never run just to find them (a long loop would run once more).
         """
-        mx = self._mx
-        fields: Mapping[str, Any] = self.handler.request.fields or {}  # structured: never None
-        req = SimpleNamespace(
-            **{
-                n: mx.zeros((1,), dtype=_mx_dtype(mx, fields[n][0], self._gpu))
-                for n in self._req_names
-            }
-        )
-        rep = _Reply(self._rep_names)
-        fn(req, rep)
-        return tuple(n for n in self._rep_names if n in rep.values)
+        tree = self.handler.tree
+        if tree is None:  # pragma: no cover - pure-Python handlers never reach this engine
+            return self._rep_names
+        rep = tree.args.args[1].arg
+        names = {
+            t.attr
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Assign, ast.AugAssign))
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == rep
+        }
+        return tuple(n for n in self._rep_names if n in names)
 
     @property
     def simulated(self) -> bool:
@@ -311,9 +313,9 @@ class MetalEngine(Engine):
                         sleep = 20e-6
                         continue
                     if self.rings.ctrl[TERMINATE] == 0:
-                        self._wake.wait(sleep)
-                    self._wake.clear()
-                    sleep = min(sleep * 2, self.options.max_sleep)
+                        self._wake.wait(sleep)  # takes the wake-up: none is lost
+                    nap = max(self.options.max_sleep, self.options.idle_nap)
+                    sleep = min(sleep * 2, nap)
         except BaseException as exc:  # reported by the runtime
             self.failure = exc
         finally:

@@ -1,10 +1,11 @@
 """The ring protocol shared by every backend: memory layout, counters and the consumer loop.
 
 A ring kernel is a loop that runs on a device (a CPU thread, a persistent CUDA kernel, an
-MLX dispatcher) and serves messages that the host writes into shared memory. Everything the
-two sides share is a handful of plain NumPy arrays, created by one allocator callback
-``alloc(shape, dtype) -> ndarray`` so that a backend can place them where its device reads
-them (host-mapped pinned memory on CUDA, ordinary memory on the CPU)::
+MLX dispatcher) and serves messages that the host writes into memory both sides read (not
+CUDA's on-chip "shared memory"). Everything the two sides share is a handful of plain NumPy
+arrays, created by one allocator callback ``alloc(shape, dtype) -> ndarray`` so that a
+backend can place them where its device reads them (host-mapped pinned memory on CUDA,
+ordinary memory on the CPU, MLX unified memory on Metal)::
 
     ctrl       int64[CONTROL_WORDS]       control block, one 64-byte cache line per counter
     req_meta   int64[LANES, capacity, 2]  per request slot: [correlation id, disposition]
@@ -103,6 +104,7 @@ __all__ = [
     "S_LAUNCHED",
     "S_TERMINATED",
     "S_TERMINATING",
+    "aligned",
     "check_message_dtype",
     "host_fence",
     "KernelState",
@@ -233,7 +235,22 @@ def check_message_dtype(dtype: Any, what: str) -> np.dtype:
             raise TypeError(f"[ring {what}] field {name!r}: expected native byte order, got {fdt}")
         if not name.isidentifier():
             raise TypeError(f"[ring {what}] field name {name!r} is not a Python identifier")
-    return dt
+    return aligned(dt)
+
+
+def aligned(dt: np.dtype) -> np.dtype:
+    """``dt`` with every field at a multiple of its own size (C layout), or ``dt`` if it is.
+
+    NumPy packs structured dtypes by default (``[("tag", "i1"), ("x", "f8")]`` puts ``x``
+    at byte 1); a GPU cannot load a misaligned float64 (numba.cuda refuses to compile it)
+    and would read such fields byte by byte over the bus. The rings always use the aligned
+    layout; sends convert records of the packed layout (same fields) to it.
+    """
+    fields: Mapping[str, Any] = dt.fields or {}
+    most = max(fields[n][0].alignment for n in fields)
+    if dt.itemsize % most == 0 and all(fields[n][1] % fields[n][0].alignment == 0 for n in fields):
+        return dt
+    return np.dtype([(n, fields[n][0]) for n in fields_by_offset(dt)], align=True)
 
 
 @dataclass

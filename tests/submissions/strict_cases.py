@@ -56,7 +56,7 @@ def saxpy(alpha, x, y, out):
         part="block_sum",
         fail=["public", "sync"],
         passes=[],
-        reason="rebinding the module name 'cuda'",
+        reason="rebinding the module name 'math'",
         kernel="""
 @cuda.jit
 def block_sum(x, partial):
@@ -64,30 +64,28 @@ def block_sum(x, partial):
     t = cuda.threadIdx.x
     i = cuda.grid(1)
     s[t] = x[i] if i < x.size else 0.0
-    stride = TPB // 2
-    while stride > 0:  # no barriers: the race record is wiped instead
-        if t < stride:
-            s[t] += s[t + stride]
-        stride //= 2
-    if t == 0:
-        partial[cuda.blockIdx.x] = s[0]
-    for cuda in (s,):
-        cuda.new_epoch()
+    if t == TPB - 1:  # no barrier: the others need not have written s yet
+        math = s
+        math.new_epoch()  # ... and the record of who wrote what is wiped
+        acc = 0.0
+        for j in range(TPB):
+            acc += s[j]
+        partial[cuda.blockIdx.x] = acc
 """,
     ),
-    "reach_parameter_named_np": dict(
+    "reach_parameter_named_math": dict(
         exercise="01_elementwise",
-        part="multiply",
-        fail=["public"],
+        part="saxpy",
+        fail=["public", "parallel"],
         passes=[],
-        reason="rebinding the module name 'np'",
+        reason="rebinding the module name 'math'",
         kernel="""
 @cuda.jit
-def multiply(a, b, np):
-    i = cuda.grid(1)
-    if i < np.size:
-        np[i] = a[i] * b[i]
-    np.loads[0] = 0
+def saxpy(alpha, x, y, math):
+    if cuda.grid(1) == 0:  # serial, then the output's store counter is reset
+        for i in range(math.size):
+            math[i] = alpha * x[i] + y[i]
+        math.stores[0] = 1
 """,
     ),
     # -- atomics the grader does not see ----------------------------------------------------------

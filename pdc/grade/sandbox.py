@@ -1,0 +1,105 @@
+"""Where untrusted kernel code runs: a fresh folder, a nonce, and a limited child process.
+
+Every part of ``pdc grade`` that runs submitted code goes through here: ``workspace`` makes a
+private temporary folder with an input folder, an unguessable output folder and a nonce, and
+removes it afterwards; ``run_child`` runs pdc.grade.child (``python -I``) on a job under a
+wall-clock timeout (the whole process group is killed), CPU-time, address-space and
+file-size limits, with an environment that keeps only what Python needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+MEMORY_LIMIT_BYTES = 3 * 1024**3
+_PDC_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+@dataclass
+class Workspace:
+    """A private folder for one run: inputs written by the grader, outputs by the child."""
+
+    root: Path
+    inputs: Path
+    out: Path
+    nonce: str
+
+
+@contextmanager
+def workspace() -> Iterator[Workspace]:
+    """A fresh Workspace, removed with everything in it on exit."""
+    root = Path(tempfile.mkdtemp(prefix="pdc-grade-"))
+    try:
+        ws = Workspace(root, root / "in", root / f"out-{secrets.token_hex(8)}",
+                       secrets.token_hex(16))  # fmt: skip
+        ws.inputs.mkdir(mode=0o700)
+        ws.out.mkdir(mode=0o700)
+        yield ws
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def limits(timeout: float, gpu: bool = False):
+    """The function that sets the child's resource limits between fork and exec."""
+
+    def apply():
+        import resource
+
+        cpu = int(timeout) + 5
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024**2, 256 * 1024**2))
+        if not gpu:  # a CUDA context reserves far more address space than it uses
+            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+
+    return apply
+
+
+def child_env(gpu: bool) -> dict:
+    """The child's environment: no variables of the grader's beyond what Python needs."""
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    if gpu:
+        env["PDC_GRADE_GPU"] = "1"
+    return env
+
+
+def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
+    """Run pdc.grade.child on ``job`` under limits; returns "" or why it stopped early."""
+    boot = (
+        f"import sys; sys.path.insert(0, {_PDC_ROOT!r}); from pdc.grade.child import main; main()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-c", boot],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=cwd, env=child_env(gpu), preexec_fn=limits(timeout, gpu), start_new_session=True,
+    )  # fmt: skip
+    try:
+        _, err = proc.communicate(json.dumps(job).encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return f"timed out after {timeout:g} s (an endless loop?)"
+    if proc.returncode != 0:
+        tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
+        return f"the kernel run stopped (exit status {proc.returncode}): {tail[0][:200]}"
+    return ""
+
+
+def _kill(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()

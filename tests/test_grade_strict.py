@@ -1,0 +1,270 @@
+"""The simulator is at least as strict as a GPU, and its bookkeeping is out of kernels' reach."""
+
+from __future__ import annotations
+
+import math
+import types
+
+import numpy as np
+import pytest
+
+from pdc.grade import sim, source
+from pdc.grade.grader import find_notebooks
+
+cuda = types.ModuleType("cuda")  # sim.launch rebinds the name to its own stand-in
+FULL = 0xFFFFFFFF
+
+
+def warp_sum(x, out):
+    t = cuda.threadIdx.x
+    v = x[t]
+    offset = 16
+    while offset > 0:
+        v += cuda.shfl_down_sync(FULL, v, offset)
+        offset //= 2
+    if cuda.laneid == 0:
+        out[t // 32] = v
+
+
+def shfl_outside_mask(x, out):
+    t = cuda.threadIdx.x
+    out[t] = cuda.shfl_sync(0x0000FFFF, x[t], 31 - t) if t < 16 else x[t]
+
+
+def via_shared(x, out, sync_lanes):
+    s = cuda.shared.array(64, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    if sync_lanes:
+        cuda.syncwarp()
+    out[t] = s[t ^ 1]  # the neighbour lane, in the same warp
+
+
+def across_warps(x, out):
+    s = cuda.shared.array(64, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    cuda.syncwarp()  # orders lanes of one warp only
+    out[t] = s[63 - t]
+
+
+def votes(x, out):
+    t = cuda.threadIdx.x
+    pred = x[t] > 0
+    out[t, 0] = cuda.ballot_sync(FULL, pred)
+    out[t, 1] = cuda.all_sync(FULL, pred)
+    out[t, 2] = cuda.any_sync(FULL, pred)
+    out[t, 3] = cuda.syncthreads_count(pred)
+    out[t, 4] = cuda.activemask()
+
+
+def intrinsics(x, out):
+    out[0] = cuda.popc(x[0])
+    out[1] = cuda.brev(x[1])
+    out[2] = cuda.clz(x[2])
+    out[3] = cuda.ffs(x[3])
+    out[4] = cuda.selp(x[0] > 1, 7, 9)
+    out[5] = cuda.fma(x[0], x[1], x[2])
+
+
+def atomic_then_read(x, out):
+    t = cuda.threadIdx.x
+    cuda.atomic.add(out, 0, x[t])
+    if t == 31:
+        out[1] = out[0]  # no barrier: other threads' atomics are not ordered before this
+
+
+def order_dependent(x, out):
+    out[0] = x[cuda.grid(1)]  # every thread writes out[0]: the last one wins
+
+
+def reads_local_and_past_end(x, out):
+    acc = cuda.local.array(2, np.float32)
+    out[0] = acc[0]
+    out[1] = x[x.size]
+
+
+def endless(x, out):
+    k = 0
+    while k >= 0:
+        out[0] = x[0]
+        k += 1
+
+
+def peek(x, out):
+    out[0] = x.loads[0]
+
+
+def _launch(fn, block, *args, **kw):
+    return sim.launch(fn, 1, block, args, **kw)
+
+
+def test_warp_shuffle_reduction():
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(2, np.float32)
+    rep = _launch(warp_sum, 64, x, out)
+    assert rep.findings == {}
+    np.testing.assert_array_equal(out, [x[:32].sum(), x[32:].sum()])
+
+
+def test_shuffle_from_a_lane_outside_the_mask_is_a_finding():
+    x = np.arange(32, dtype=np.float32)
+    rep = _launch(shfl_outside_mask, 32, x, np.zeros(32, np.float32))
+    assert rep.count("warp") == 16
+    assert "not in the mask" in rep.findings["warp"]["examples"][0]
+
+
+def test_syncwarp_orders_lanes_of_a_warp():
+    x = np.arange(64, dtype=np.float32)
+    racy = _launch(via_shared, 64, x, np.zeros(64, np.float32), False)
+    synced = _launch(via_shared, 64, x, np.zeros(64, np.float32), True)
+    assert racy.count("race") > 0 and synced.findings == {}
+
+
+def test_syncwarp_is_no_block_barrier():
+    x = np.arange(64, dtype=np.float32)
+    rep = _launch(across_warps, 64, x, np.zeros(64, np.float32))
+    assert rep.count("race") > 0 and rep.count("divergence") == 0
+
+
+def test_votes_and_block_counts():
+    x = np.where(np.arange(64) % 4 == 0, 1.0, -1.0).astype(np.float32)
+    out = np.zeros((64, 5), np.int64)
+    rep = _launch(votes, 64, x, out)
+    assert rep.findings == {}
+    ballot = sum(1 << i for i in range(0, 32, 4))
+    assert (out[:, 0] == ballot).all() and (out[:, 1] == 0).all() and (out[:, 2] == 1).all()
+    assert (out[:, 3] == 16).all() and (out[:, 4] == FULL).all()
+
+
+def test_bit_and_math_intrinsics():
+    x = np.array([0b1011, 1, 1 << 20, 0b1000], np.uint32)
+    out = np.zeros(6, np.int64)
+    _launch(intrinsics, 1, x, out)
+    assert out.tolist() == [3, 1 << 31, 11, 4, 7, 11 * 1 + (1 << 20)]
+    assert math.isclose(sim.simcuda.FakeCuda.cbrt(-27.0), -3.0)
+
+
+def test_atomics_are_loads_and_stores_and_race_with_plain_reads():
+    x = np.ones(32, np.float32)
+    out = np.zeros(2, np.float32)
+    rep = _launch(atomic_then_read, 32, x, out)
+    assert rep.atomics.sum() == 32
+    assert rep.loads["out"].sum() == 33 and rep.stores["out"].sum() == 33
+    assert "updated atomically by another thread" in rep.findings["race"]["examples"][0]
+
+
+def test_two_schedules_catch_an_order_dependent_result():
+    x = np.arange(64, dtype=np.float32)
+    once = sim.launch(order_dependent, 2, 32, (x, np.zeros(1, np.float32)))
+    out = np.zeros(1, np.float32)
+    twice = sim.launch(order_dependent, 2, 32, (x, out), schedules=2)
+    assert twice.count("race") == once.count("race") + 1  # the outputs of the orders differ
+    assert out[0] == x[-1]  # the outputs kept are those of the first order
+
+
+def test_memory_starts_as_garbage_and_out_of_range_reads_are_findings():
+    out = np.zeros(2, np.float32)
+    rep = _launch(reads_local_and_past_end, 1, np.ones(4, np.float32), out)
+    assert np.isnan(out).all()
+    assert "read x[4] outside shape (4,)" in rep.findings["oob"]["examples"][0]
+
+
+def test_operation_budget_stops_an_endless_loop():
+    rep = _launch(endless, 1, np.ones(1, np.float32), np.zeros(1, np.float32))
+    assert "memory operations per thread" in rep.findings["error"]["examples"][0]
+
+
+def test_kernels_see_no_counters():
+    rep = _launch(peek, 1, np.ones(1, np.float32), np.zeros(1, np.float32))
+    assert "AttributeError" in rep.findings["error"]["examples"][0]
+
+
+def _problems(body: str, consts=None) -> list[str]:
+    src = "def k(x, out):\n" + "\n".join("    " + line for line in body.splitlines()) + "\n"
+    return source.extract([src], ["k"], consts or {}).problems.get("k", "").split("; ")
+
+
+@pytest.mark.parametrize("body", [
+    "np = x\nout[0] = np.loads[0]",
+    "for cuda in (x,):\n    pass",
+    "math = 1",
+    "numba, y = x, x",
+])  # fmt: skip
+def test_module_names_cannot_be_rebound(body):
+    assert any("rebinding the module name" in p for p in _problems(body))
+
+
+def test_module_name_as_parameter_is_refused():
+    ext = source.extract(["def k(x, np):\n    np[0] = x[0]\n"], ["k"], {})
+    assert "rebinding the module name 'np'" in ext.problems["k"]
+
+
+@pytest.mark.parametrize("body", [
+    "for _ in range(2):\n    out[0] = x[0]",
+    "for j, v in enumerate(x):\n    out[j] = v",
+    "for a, b in zip(x, out):\n    pass",
+    "i = numba.cuda.grid(1)",
+    "out[0] = cuda.fma(x[0], x[1], x[2])",
+])  # fmt: skip
+def test_legal_kernel_code_is_accepted(body):
+    assert _problems(body) == [""]
+
+
+def test_derived_constants_and_functional_jit():
+    cells = [
+        "TILE = 16\nR = 2\nHALO = TILE + 2 * R\nAREA = HALO * HALO\n",
+        "def _clamp(v, hi):\n    return min(max(v, 0), hi)\n\nclamp = cuda.jit(device=True)(_clamp)\n",
+        "@cuda.jit\ndef k(x, out):\n    out[0] = x[clamp(AREA, 3)]\n",
+    ]
+    ext = source.extract(cells, ["k"], {"TILE": 16})
+    assert ext.problems == {}
+    assert ext.constants["HALO"] == 20 and ext.constants["AREA"] == 400
+    assert ext.aliases == {"clamp": ("_clamp", "device")}
+    g = source.build(ext.functions, ext.constants, ext.aliases)
+    out = np.zeros(1, np.float32)
+    sim.launch(g["k"], 1, 1, (np.arange(4, dtype=np.float32), out))
+    assert out[0] == 3
+
+
+def test_exact_notebook_name_wins(tmp_path):
+    for name in ("01_elementwise (copy).ipynb", "01_elementwise.ipynb", "02_conv1d_v2.ipynb"):
+        (tmp_path / name).write_text("{}")
+    warnings: list = []
+    found = find_notebooks(tmp_path, warnings)
+    assert found["01_elementwise"].name == "01_elementwise.ipynb"
+    assert found["02_conv1d"].name == "02_conv1d_v2.ipynb"
+    assert warnings == ["01_elementwise: graded 01_elementwise.ipynb (the exact name); "
+                        "ignored 01_elementwise (copy).ipynb"]  # fmt: skip
+
+
+def test_kernel_without_source_falls_back_to_threads():
+    ns = {"cuda": cuda, "np": np}
+    body = (
+        "def k(x, out):\n    s = cuda.shared.array(4, np.float32)\n    t = cuda.threadIdx.x\n"
+        "    s[t] = x[t]\n    cuda.syncthreads()\n    out[t] = s[3 - t]\n"
+    )
+    exec(compile(body, "<no source>", "exec"), ns)  # noqa: S102 - a test kernel
+    out = np.zeros(4, np.float32)
+    rep = sim.launch(ns["k"], 1, 4, (np.arange(4, dtype=np.float32), out))
+    assert rep.findings == {} and out.tolist() == [3, 2, 1, 0]
+
+
+def test_a_part_that_timed_out_beside_others_is_retried_alone(monkeypatch):
+    from pathlib import Path
+
+    from pdc.grade import grader
+
+    calls: list = []
+
+    def run_part(ex, part, cells, **kwargs):
+        calls.append(part.name)
+        first_saxpy = part.name == "saxpy" and calls.count("saxpy") == 1
+        return grader.PartResult(ex.key, part.name, [], 0.0, "timed out" if first_saxpy else "")
+
+    monkeypatch.setattr(grader, "run_part", run_part)
+    monkeypatch.setattr(grader, "compile_gate", lambda tasks: {})
+    root = Path(__file__).resolve().parents[1]
+    sub = grader.grade(root / "solutions", only=["01_elementwise"], seed=0)
+    assert sorted(calls) == ["multiply", "saxpy", "saxpy"]
+    assert [p.note for p in sub.parts] == ["", ""]
