@@ -142,6 +142,8 @@ def compile_many(
     """
     specs = _normalise(jobs, ccs)
     ptxas = find_ptxas()
+    if not specs:
+        return []
     builds: dict[tuple[int, tuple], Build] = {}
     futures: list[Future] = []
     lock = threading.Lock()
