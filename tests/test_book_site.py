@@ -274,6 +274,7 @@ def test_api_signatures_show_real_types(site):
     assert re.search(r"shape: (pdc\.backends\.base\.)?ShapeLike", init), init
     assert re.search(r"dtype: (pdc\.backends\.base\.)?DTypeLike", init), init
     assert not [s for s in plain.values() if "_SupportsArray" in s], "expected ArrayLike by name"
+    assert "Bases: object" not in text and not re.search(r"Bases:\s*</p>", text), "empty bases"
     assert not [s for s in plain.values() if "~" in s], f"[api] raw names in signatures: {plain}"
 
 

@@ -133,8 +133,16 @@ def _signature(
 
 
 def _bases(app: Any, name: str, obj: Any, options: Any, bases: list) -> None:
-    # "Bases: object" tells a reader nothing.
+    # "Bases: object" tells a reader nothing; _drop_empty_bases removes the empty line left.
     bases[:] = [b for b in bases if b is not object]
+
+
+def _drop_empty_bases(app: Any, doctree: Any) -> None:
+    from docutils import nodes
+
+    for para in list(doctree.findall(nodes.paragraph)):
+        if para.astext().strip() in {"Bases:", "Bases: "}:
+            para.parent.remove(para)
 
 
 def setup(app: Any) -> dict[str, Any]:
@@ -143,4 +151,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("missing-reference", _missing_reference)
     app.connect("autodoc-process-signature", _signature)
     app.connect("autodoc-process-bases", _bases)
+    app.connect("doctree-read", _drop_empty_bases)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -114,8 +114,17 @@ def step_pytest(python: str, out: Path, seconds: float) -> dict[str, Any]:
             for case in suite.iter("testcase"):
                 if case.find("failure") is not None or case.find("error") is not None:
                     failed.append(f"{case.get('classname')}::{case.get('name')}")
-    tail = r["stdout"].strip().splitlines()[-1:] or [r["stderr"][-200:]]
-    return {**counts, "failed": failed, "seconds": r["seconds"], "summary": tail[0]}
+    if r["returncode"] is None:  # stopped by the budget: its partial output is no summary
+        summary = r["stderr"]
+    else:
+        summary = (r["stdout"].strip().splitlines()[-1:] or [r["stderr"][-200:]])[0]
+    return {
+        **counts,
+        "failed": failed,
+        "seconds": r["seconds"],
+        "summary": summary,
+        "passed": r["returncode"] == 0,
+    }
 
 
 def step_notebooks(python: str, out: Path, seconds: float) -> list[dict[str, Any]]:
@@ -262,8 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     (out / "report.md").write_text(markdown(report))
     print(f"wrote {out / 'report.json'} and {out / 'report.md'}")
-    failed = report["pytest"].get("failures", 0) + report["pytest"].get("errors", 0)
-    return 1 if failed or bad or "error" in report["bench_ring"] else 0
+    tests_ok = report["pytest"]["passed"]
+    return 0 if tests_ok and not bad and "error" not in report["bench_ring"] else 1
 
 
 if __name__ == "__main__":

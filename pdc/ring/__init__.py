@@ -8,6 +8,7 @@ when a kernel of that backend is launched.
 """
 
 from pdc.ring.engine import EngineOptions
+from pdc.ring.guards import FAULT
 from pdc.ring.handlers import HandlerError, HandlerSpec, select
 from pdc.ring.protocol import (
     HIGH,
@@ -32,6 +33,7 @@ from pdc.ring.runtime import (
 
 __all__ = [
     "EngineOptions",
+    "FAULT",
     "HIGH",
     "NORMAL",
     "HandlerError",

@@ -97,14 +97,8 @@ class Receiving:
         """The Reply of a reply just taken off the ring (kept if interrupted)."""
         try:
             corr, status, values = r
-            reply = Reply(
-                self.kernel_id,
-                corr,
-                status,
-                self._pop_names,
-                values,
-                self._error_of(corr, status),
-            )
+            error = self._error_of(corr, status) if status == _PY_EXCEPTION else None
+            reply = Reply(self.kernel_id, corr, status, self._pop_names, values, error)
             self.received += 1
             return reply
         except BaseException:  # interrupted after taking the reply off the ring: keep it
@@ -260,7 +254,9 @@ class Receiving:
 
     def _gone(self, corr: int, op: str) -> None:
         """Raise if the reply to ``corr`` can never come (dropped)."""
-        if corr in self._dropped_set or corr in self._harvest_drops():
+        if corr in self._dropped_set or (
+            self.backpressure == "drop_oldest" and corr in self._harvest_drops()
+        ):
             raise RingError(
                 f"[{op} {self.kernel_id}] expected a reply to message {corr}, got none: it was "
                 "dropped (backpressure 'drop_oldest')"
