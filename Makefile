@@ -24,14 +24,14 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pdc doctor
 	touch $(STAMP)
 
-# lab/jupyter_server_config.py opens the first chapter and starts terminals in the course
+# notebooks/.lab/jupyter_server_config.py opens the first chapter and starts terminals in the course
 # folder; the venv's bin/ leads PATH so that `pdc` works in JupyterLab terminals.
-# lab/overrides.json turns off JupyterLab's news and update prompts.
+# notebooks/.lab/overrides.json turns off JupyterLab's news and update prompts.
 lab: env
 	mkdir -p $(VENV)/share/jupyter/lab/settings
-	cp lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	cp notebooks/.lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	PATH="$(abspath $(BIN)):$$PATH" VIRTUAL_ENV="$(abspath $(VENV))" \
-		$(BIN)/jupyter lab --config=lab/jupyter_server_config.py \
+		$(BIN)/jupyter lab --config=notebooks/.lab/jupyter_server_config.py \
 		$(if $(CI)$(NO_BROWSER),--no-browser,) --port=$(PORT) \
 		$(if $(filter 0,$(shell id -u)),--allow-root,) $(JUPYTER_TOKEN_ARGS)
 

@@ -101,7 +101,7 @@ def test_lab_news_prompt_is_off(lab):
     # Overrides replace the defaults in the schema the front end receives.
     defaults = {k: v.get("default") for k, v in settings["schema"]["properties"].items()}
     assert defaults.get("fetchNews") == "false", (
-        f"[make lab] expected fetchNews 'false' from lab/overrides.json, got {defaults}"
+        f"[make lab] expected fetchNews 'false' from notebooks/.lab/overrides.json, got {defaults}"
     )
     assert defaults.get("checkForUpdates") is False, f"[make lab] got {defaults}"
 

@@ -11,7 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
-COURSE = Path(__file__).resolve().parents[1]
+COURSE = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((COURSE / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 c = get_config()  # noqa: F821 - traitlets provides get_config() to config files
