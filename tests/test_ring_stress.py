@@ -174,6 +174,23 @@ def test_every_wait_on_a_terminated_kernel_ends(engine):
         assert isinstance(_ends_promptly(k.call_async(x=1.0, k=1)), RingStateError)
 
 
+def test_every_wait_ends_when_the_device_loop_failed(engine):
+    with RingKernelRuntime(backend=engine) as rt:
+        k = rt.launch(kernel())
+        k.deactivate(timeout=60)
+        cid = k.send(x=1.0, k=1)
+        # A loop that died: it left, and the engine reports why (as a device fault would).
+        k.host.request_terminate()
+        assert k.engine.join(HANG)
+        k.engine.failure = RuntimeError("device fault")
+        assert isinstance(_ends_promptly(lambda: k.receive(corr_id=cid)), RingTimeoutError)
+        assert isinstance(_ends_promptly(lambda: k.receive_batch(2)), RingTimeoutError)
+        assert isinstance(_ends_promptly(k.receive_async()), RingTimeoutError)
+        exc = _ends_promptly(lambda: k.call(x=2.0, k=2))
+        assert isinstance(exc, RingStateError) and "device fault" in str(exc)
+        assert k.terminate(timeout=60).undelivered == [cid]
+
+
 def test_call_async_waits_for_a_terminate_from_another_thread(engine):
     with RingKernelRuntime(backend=engine) as rt:
         k = rt.launch(kernel())

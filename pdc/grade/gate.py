@@ -38,10 +38,15 @@ def module_text(ext: Extracted, kernel: str) -> str:
     lines = [_HEADER.format(dtypes=dtypes)]
     lines += [f"{k} = {v!r}" for k, v in ext.constants.items()]
     lines.append("")
+    target, how = ext.aliases.get(kernel, (kernel, "same"))
+    graded = target if how == "same" else kernel  # `kernel = other` grades other as a kernel
     for name, src in ext.functions.items():
-        kind = "kernel" if name == kernel else ext.device.get(name, "python")
+        kind = "kernel" if name in (kernel, graded) else ext.device.get(name, "python")
         lines.append(_DECORATORS[kind] + src)
     for name, (target, kind) in ext.aliases.items():
+        if kind == "same":
+            lines.append(f"{name} = {target}")
+            continue
         jit = "cuda.jit(device=True)" if kind == "device" else "cuda.jit"
         lines.append(f"{name} = {jit}({target})")
     return "\n".join(lines) + "\n"

@@ -65,6 +65,9 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
     if r.report is not None and r.report.count("oob"):
         # On a GPU an out-of-range access reads garbage or faults: the case has failed.
         return "out-of-bounds access: " + r.report.findings["oob"]["examples"][0]
+    if r.report is not None and r.report.count("uninitialized"):
+        # Memory nobody wrote holds whatever was there before: the result is undefined.
+        return "read of uninitialised memory: " + r.report.findings["uninitialized"]["examples"][0]
     for name, exp in expected.items():
         if r.outputs is None:  # a result without a failure always carries its outputs
             raise TypeError(f"[judge] expected outputs for case {r.case.label}, got None")
@@ -81,8 +84,15 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
 def _category(problem: str) -> str:
     if problem.startswith("kernel raised"):
         return "kernel raised an exception"
-    if problem.startswith(("timed out", "no result", "rejected", "out-of-bounds access",
-                           "does not compile")):  # fmt: skip
+    prefixes = (
+        "timed out",
+        "no result",
+        "rejected",
+        "out-of-bounds access",
+        "does not compile",
+        "read of uninitialised memory",
+    )
+    if problem.startswith(prefixes):
         return problem.split(":")[0]
     return "wrong values"
 
@@ -91,7 +101,7 @@ FINDING_TITLES = {
     "oob": "out-of-bounds access",
     "race": "data race",
     "divergence": "divergent syncthreads()",
-    "uninitialized": "read of uninitialised shared memory",
+    "uninitialized": "read of uninitialised shared or local memory",
     "warp": "warp collective reads an inactive lane",
 }
 

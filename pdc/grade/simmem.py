@@ -300,23 +300,30 @@ def unwrap(p, launch) -> SimArray:
 class LocalArray:
     """A thread's ``cuda.local.array``: starts as garbage, out-of-range use is a finding."""
 
-    __slots__ = ("_a", "_L", "shape", "size", "ndim", "dtype")
+    __slots__ = ("_a", "_L", "_init", "shape", "size", "ndim", "dtype")
 
     def __init__(self, shape, dtype, launch):
         self._a = garbage_array(shape, dtype)
         self._L = launch
+        self._init = bytearray(self._a.size)
         self.shape, self.size, self.ndim, self.dtype = (
             self._a.shape, self._a.size, self._a.ndim, self._a.dtype,
         )  # fmt: skip
 
     def __getitem__(self, idx):
         f = _flat_index(idx, self.shape, "read", "local array", self._L)
-        return self._a.reshape(-1)[f] if f >= 0 else garbage(self.dtype)
+        if f < 0:
+            return garbage(self.dtype)
+        if not self._init[f]:
+            pos = [int(i) for i in np.unravel_index(f, self.shape)]
+            self._L.finding("uninitialized", f"read local array{pos} before any write")
+        return self._a.reshape(-1)[f]
 
     def __setitem__(self, idx, value):
         f = _flat_index(idx, self.shape, "write", "local array", self._L)
         if f >= 0:
             self._a.reshape(-1)[f] = value
+            self._init[f] = 1
 
     def __len__(self):
         return self.shape[0]

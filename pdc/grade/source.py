@@ -104,8 +104,11 @@ class _Checker(ast.NodeVisitor):
             self.bad(node, "a nested function")
             return
         a = node.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
-            self.bad(node, "*args, **kwargs, keyword-only or default arguments")
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            self.bad(node, "*args, **kwargs or keyword-only arguments")
+        for d in a.defaults:  # numba compiles defaults that are constants: start=0
+            if _evaluate(d, {}) is None and not (isinstance(d, ast.Name) and d.id in self.known):
+                self.bad(d, "a default argument other than a number or a constant")
         for stmt in node.body:
             self.visit(stmt)
 
@@ -253,10 +256,15 @@ def _jit_kind(fn: ast.FunctionDef) -> str:
 
 
 def _alias(node) -> tuple[str, str, str] | None:
-    """(name, function, jit kind) for ``name = cuda.jit(device=True)(function)``."""
+    """(name, function, jit kind) for ``name = cuda.jit(device=True)(function)``.
+
+    A plain ``name = function`` gives the kind "same": ``name`` is the function as it is.
+    """
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
         return None
     t, v = node.targets[0], node.value
+    if isinstance(t, ast.Name) and isinstance(v, ast.Name):
+        return t.id, v.id, "same"
     if not (isinstance(t, ast.Name) and isinstance(v, ast.Call) and len(v.args) == 1):
         return None
     arg = v.args[0]
@@ -264,6 +272,11 @@ def _alias(node) -> tuple[str, str, str] | None:
         return None
     kind = _jit_call(v.func)  # cuda.jit(device=True)(g), or cuda.jit(g) for a kernel
     return (t.id, arg.id, kind) if kind else None
+
+
+def _names_function(alias: tuple[str, str, str], defs: dict, aliases: dict) -> bool:
+    """Whether an alias refers to a function (``f = g`` may also copy a constant)."""
+    return alias[2] != "same" or alias[1] in defs or alias[1] in aliases
 
 
 def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
@@ -297,10 +310,14 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
                     srcs[node.name] = src
                     aliases.pop(node.name, None)
                     consts.pop(node.name, None)
-            elif (al := _alias(node)) is not None:
-                if al[0] not in _RESERVED and not al[0].startswith("__"):
-                    aliases[al[0]] = (al[1], al[2])
-                    defs.pop(al[0], None)
+            elif (al := _alias(node)) is not None and _names_function(al, defs, aliases):
+                if al[0] not in _RESERVED and not al[0].startswith("__") and al[0] != al[1]:
+                    name, target, kind = al
+                    if kind == "same" and target in aliases:  # an alias of an alias
+                        target, kind = aliases[target]
+                    aliases[name] = (target, kind)
+                    defs.pop(name, None)
+                    consts.pop(name, None)
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 t = node.targets[0]
                 if isinstance(t, ast.Name) and not t.id.startswith("__") and t.id not in _RESERVED:
@@ -316,7 +333,7 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     known |= set(defs) | set(aliases)
     out = Extracted(constants=consts)
     for k in kernels:
-        if k not in defs:
+        if k not in defs and k not in aliases:
             out.problems[k] = f"no function named {k!r} in the notebook"
             continue
         todo, seen, problems = [k], [], []

@@ -22,6 +22,7 @@ from pdc.ring.protocol import (
     HIGH,
     NORMAL,
     REJECTED,
+    S_TERMINATED,
     RingFullError,
     RingHost,
     Rings,
@@ -211,8 +212,12 @@ class Sending:
         if lane is None:
             lane = self._lane(priority)  # raises the error
         with self._send_lock:
-            if self._terminated:
-                self._alive_check("send")
+            if self._terminated or self.host.state() == S_TERMINATED:  # refuse: none can come
+                try:
+                    self._alive_check("send")
+                except RingStateError:
+                    self.host.add(REJECTED)
+                    raise
             corr = self._next
             # Only drop_oldest raises drop floors: other modes skip the check.
             if self._dropping and not self._pushable(lane, 1):

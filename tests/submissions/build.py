@@ -21,7 +21,8 @@ HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
-from strict_cases import CASES as STRICT_CASES  # noqa: E402 - a sibling file, not a package
+from review_cases import CASES as REVIEW_CASES  # noqa: E402 - a sibling file, not a package
+from strict_cases import CASES as STRICT_CASES  # noqa: E402
 
 CASES = {
     # -- bugs the checker must catch ----------------------------------------------------------
@@ -285,7 +286,7 @@ def block_sum(x, partial):
         part="block_sum",
         fail=["public"],
         passes=[],
-        reason="partial differs at",
+        reason="read of uninitialised memory",
         kernel="""
 @cuda.jit
 def block_sum(x, partial):
@@ -519,7 +520,7 @@ def stub_notebook(exercise: str):
     return nbformat.read(str(ROOT / "exercises" / f"{exercise}.ipynb"), as_version=4)
 
 
-def _with_kernel(exercise: str, part: str, kernel: str | None, extra_cells=()):
+def _with_kernel(exercise: str, part: str, kernel: str | None, extra_cells=(), extra_after=()):
     nb = stub_notebook(exercise)
     if kernel is not None:
         pattern = re.compile(rf"^def {part}\(", re.M)
@@ -529,18 +530,21 @@ def _with_kernel(exercise: str, part: str, kernel: str | None, extra_cells=()):
     nb.cells[1].source = "# ruff: noqa\n" + nb.cells[1].source
     for src in extra_cells:
         nb.cells.insert(2, nbformat.v4.new_code_cell(src.strip()))
+    for src in extra_after:
+        nb.cells.append(nbformat.v4.new_code_cell(src.strip()))
     for k, c in enumerate(nb.cells):  # stable cell ids keep the files reproducible
         c.id = f"cell-{k}"
     return nb
 
 
 def build() -> None:
-    for name, case in {**CASES, **STRICT_CASES}.items():
+    for name, case in {**CASES, **STRICT_CASES, **REVIEW_CASES}.items():
         folder = HERE / name
         folder.mkdir(exist_ok=True)
         files = case.get("files") or {f"{case['exercise']}.ipynb": case.get("kernel")}
         for fname, kernel in files.items():
-            nb = _with_kernel(case["exercise"], case["part"], kernel, case.get("extra_cells", []))
+            extra = case.get("extra_cells", []), case.get("extra_after", [])
+            nb = _with_kernel(case["exercise"], case["part"], kernel, *extra)
             nbformat.write(nb, str(folder / fname))
         keys = ("exercise", "part", "fail", "passes", "reason", "full", "warning", "timeout")
         expect = {k: case[k] for k in keys if k in case}
