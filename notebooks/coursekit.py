@@ -607,6 +607,18 @@ def evidence_record(
     }
 
 
+def gpu_reference(key: str) -> str:
+    """The committed GPU reference figure for a measurement key, labelled with device and date.
+
+    ``make gpu-report`` on a machine with an NVIDIA GPU executes every chapter and stores each
+    :func:`evidence` record as ``evidence.<name>.seconds``; a report committed under
+    ``book/reference/`` is then quoted beside the figure measured here.
+    """
+    from pdc.gpu_report import reference
+
+    return " / ".join(reference(key).splitlines())
+
+
 def evidence(
     name: str,
     measured: Timing | float,
@@ -649,6 +661,8 @@ def evidence(
         f"check {name}: {format_seconds(record['seconds'])} = {ratio:.3g}x {baseline_name} "
         f"({format_seconds(record['baseline_seconds'])}): {verdict}"
     )
+    # The same measurement from the committed GPU reference run, if one is recorded.
+    text += "\n  GPU reference: " + gpu_reference(f"evidence.{name}.seconds")
     try:
         from IPython import get_ipython
         from IPython.display import display

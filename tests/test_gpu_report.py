@@ -139,3 +139,31 @@ def test_a_run_out_of_budget_still_writes_both_reports(tmp_path):
     }
     assert not any(nb["ok"] for nb in report["notebooks"])
     assert (out_dir / "report.md").read_text().startswith("# GPU report: Stand-in GPU 80GB")
+
+
+def test_chapter_measurements_become_reference_figures_under_their_names(tmp_path):
+    # An executed chapter as the report stores it: one evidence output beside plain text.
+    record = {"name": "ch01.saxpy_1m", "seconds": 2.5e-5, "baseline_seconds": 2.0e-5}
+    cell = {
+        "cell_type": "code",
+        "outputs": [
+            {"output_type": "stream", "text": "hello"},
+            {"output_type": "display_data", "data": {gr.EVIDENCE_MIME: record}},
+        ],
+    }
+    path = tmp_path / "01.ipynb"
+    path.write_text(json.dumps({"cells": [cell, {"cell_type": "markdown"}]}))
+    assert gr.evidence_records(path) == [record]
+    assert gr.evidence_records(tmp_path / "missing.ipynb") == []
+    nb = {"notebook": "notebooks/01.ipynb", "ok": True, "seconds": 3.0, "evidence": [record]}
+    figures = gr.measurements({"notebooks": [nb]})
+    assert figures["evidence.ch01.saxpy_1m.seconds"] == 2.5e-5
+    assert figures["evidence.ch01.saxpy_1m.baseline_seconds"] == 2.0e-5
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    (ref / "h100.json").write_text(
+        json.dumps({"device": "NVIDIA H100", "date": "2026-11-23", "measurements": figures})
+    )
+    line = reference("evidence.ch01.saxpy_1m.seconds", ref)
+    assert line.startswith("NVIDIA H100, 2026-11-23: ")
+    assert reference("evidence.ch99.none.seconds", ref) == NONE_YET

@@ -8,7 +8,7 @@ import types
 import numpy as np
 import pytest
 
-from pdc.grade import sim, source
+from pdc.grade import gate, sim, source
 from pdc.grade.grader import find_notebooks
 
 cuda = types.ModuleType("cuda")  # sim.launch rebinds the name to its own stand-in
@@ -82,6 +82,13 @@ def reads_local_and_past_end(x, out):
     acc = cuda.local.array(2, np.float32)
     out[0] = acc[0]
     out[1] = x[x.size]
+
+
+def local_written_in_part(x, out):
+    acc = cuda.local.array(2, np.float32)
+    acc[0] = x[0]
+    out[0] = acc[0]
+    out[1] = acc[1]  # never written: garbage on a GPU, whatever the simulator fills it with
 
 
 def endless(x, out):
@@ -170,6 +177,13 @@ def test_memory_starts_as_garbage_and_out_of_range_reads_are_findings():
     assert "read x[4] outside shape (4,)" in rep.findings["oob"]["examples"][0]
 
 
+def test_reading_unwritten_local_memory_is_a_finding():
+    out = np.zeros(2, np.float32)
+    rep = _launch(local_written_in_part, 1, np.ones(1, np.float32), out)
+    assert rep.count("uninitialized") == 1 and out[0] == 1.0
+    assert "read local array[1] before any write" in rep.findings["uninitialized"]["examples"][0]
+
+
 def test_operation_budget_stops_an_endless_loop():
     rep = _launch(endless, 1, np.ones(1, np.float32), np.zeros(1, np.float32))
     assert "memory operations per thread" in rep.findings["error"]["examples"][0]
@@ -225,6 +239,41 @@ def test_derived_constants_and_functional_jit():
     out = np.zeros(1, np.float32)
     sim.launch(g["k"], 1, 1, (np.arange(4, dtype=np.float32), out))
     assert out[0] == 3
+
+
+def test_device_function_with_constant_defaults():
+    cells = [
+        "@cuda.jit(device=True)\ndef scaled(v, k=2, off=-1.5):\n    return v * k + off\n",
+        "@cuda.jit\ndef k(x, out):\n    out[0] = scaled(x[0])\n    out[1] = scaled(x[0], k=3)\n",
+    ]
+    ext = source.extract(cells, ["k"], {})
+    assert ext.problems == {}
+    g = source.build(ext.functions, ext.constants, ext.aliases)
+    out = np.zeros(2, np.float32)
+    sim.launch(g["k"], 1, 1, (np.full(1, 2.0, np.float32), out))
+    assert out.tolist() == [2.5, 4.5]
+    not_constant = "def h(v, f=open):\n    return v\n\n\ndef k(x):\n    x[0] = h(1)\n"
+    bad = source.extract([not_constant], ["k"], {})
+    assert "a default argument other than a number or a constant" in bad.problems["k"]
+
+
+def test_kernel_bound_to_another_name_is_graded_as_that_kernel():
+    cells = [
+        "@cuda.jit\ndef k(x, out):\n    pass\n",  # the stub
+        "@cuda.jit\ndef k_v2(x, out):\n    out[0] = x[0] + N\n",
+        "TPB = 4\nN = TPB\nk = k_v2\n",  # the name now means the new kernel, as in Python
+    ]
+    ext = source.extract(cells, ["k"], {})
+    assert ext.problems == {} and ext.constants["N"] == 4
+    assert ext.aliases == {"k": ("k_v2", "same")}
+    text = gate.module_text(ext, "k")
+    assert "@cuda.jit\ndef k_v2" in text and "\nk = k_v2\n" in text
+    g = source.build(ext.functions, ext.constants, ext.aliases)
+    out = np.zeros(1, np.float32)
+    sim.launch(g["k"], 1, 1, (np.ones(1, np.float32), out))
+    assert out[0] == 5.0
+    later = source.extract([*cells, "@cuda.jit\ndef k(x, out):\n    out[0] = 7.0\n"], ["k"], {})
+    assert later.aliases == {} and "7.0" in later.functions["k"]  # a later def wins again
 
 
 def test_exact_notebook_name_wins(tmp_path):

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+# The MIME type under which the chapters store a measurement (see notebooks/coursekit.py).
+EVIDENCE_MIME = "application/vnd.pdc.evidence+json"
 NEEDED = ("numpy", "numba", "numba.cuda", "pytest", "nbformat", "nbclient", "ipykernel")
 # Used by some chapters or tests; without them those fail, and the report says why.
 OPTIONAL = ("cupy", "torch", "matplotlib", "ipywidgets", "tqdm", "yaml", "nbval")
@@ -156,8 +158,31 @@ def step_notebooks(python: str, out: Path, seconds: float) -> list[dict[str, Any
         if r["returncode"] != 0:
             lines = [ln for ln in (r["stderr"] or "").splitlines() if ln.strip()]
             error = lines[-1][:300] if lines else "failed"
-        results.append({"notebook": rel, "ok": not error, "seconds": r["seconds"], "error": error})
+        results.append(
+            {
+                "notebook": rel,
+                "ok": not error,
+                "seconds": r["seconds"],
+                "error": error,
+                "evidence": evidence_records(dest),
+            }
+        )
     return results
+
+
+def evidence_records(path: Path) -> list[dict[str, Any]]:
+    """The measurements an executed notebook recorded beside their same-run baselines."""
+    try:
+        nb = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    found = []
+    for cell in nb.get("cells", []):
+        for output in cell.get("outputs", []):
+            record = output.get("data", {}).get(EVIDENCE_MIME)
+            if isinstance(record, dict) and isinstance(record.get("name"), str):
+                found.append(record)
+    return found
 
 
 def step_bench(python: str, seconds: float) -> dict[str, Any]:
@@ -185,6 +210,10 @@ def measurements(report: dict[str, Any]) -> dict[str, Any]:
     for nb in report.get("notebooks", []):
         if nb.get("ok"):
             flat[f"notebook.{Path(nb['notebook']).stem}.seconds"] = nb["seconds"]
+        for record in nb.get("evidence", []):  # what the chapters measured, under their names
+            for field in ("seconds", "baseline_seconds"):
+                if isinstance(record.get(field), (int, float)):
+                    flat[f"evidence.{record['name']}.{field}"] = record[field]
     return flat
 
 
