@@ -65,6 +65,8 @@ def intrinsics(x, out):
     out[3] = cuda.ffs(x[3])
     out[4] = cuda.selp(x[0] > 1, 7, 9)
     out[5] = cuda.fma(x[0], x[1], x[2])
+    cuda.nanosleep(100)  # timing only
+    out[6] = cuda.lanemask_lt()
 
 
 def atomic_then_read(x, out):
@@ -146,9 +148,9 @@ def test_votes_and_block_counts():
 
 def test_bit_and_math_intrinsics():
     x = np.array([0b1011, 1, 1 << 20, 0b1000], np.uint32)
-    out = np.zeros(6, np.int64)
+    out = np.zeros(7, np.int64)
     _launch(intrinsics, 1, x, out)
-    assert out.tolist() == [3, 1 << 31, 11, 4, 7, 11 * 1 + (1 << 20)]
+    assert out.tolist() == [3, 1 << 31, 11, 4, 7, 11 * 1 + (1 << 20), 0]  # lane 0: no lower lane
     assert math.isclose(sim.simcuda.FakeCuda.cbrt(-27.0), -3.0)
 
 
@@ -255,6 +257,23 @@ def test_device_function_with_constant_defaults():
     not_constant = "def h(v, f=open):\n    return v\n\n\ndef k(x):\n    x[0] = h(1)\n"
     bad = source.extract([not_constant], ["k"], {})
     assert "a default argument other than a number or a constant" in bad.problems["k"]
+
+
+def test_long_tuple_constants_are_constants():
+    cells = [
+        "STRIDES = (64, 32, 16, 8, 4, 2, 1)\n",
+        "def k(x):\n    for s in STRIDES:\n        x[0] += s\n",
+    ]
+    ext = source.extract(cells, ["k"], {})
+    assert ext.problems == {} and ext.constants["STRIDES"] == (64, 32, 16, 8, 4, 2, 1)
+
+
+def test_annotated_chained_and_unpacked_constants():
+    cells = ["TM, TN = 16, 8\nSIDE: int = TM + 4\nA = B = 3\nP, Q = divmod(7, 2)\n"]
+    consts = source.extract(cells, [], {"TN": 32}).constants
+    assert consts["TM"] == 16 and consts["TN"] == 32  # the exercise's value wins
+    assert consts["SIDE"] == 20 and consts["A"] == consts["B"] == 3
+    assert "P" not in consts and "Q" not in consts  # a call it does not evaluate
 
 
 def test_kernel_bound_to_another_name_is_graded_as_that_kernel():

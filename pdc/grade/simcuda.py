@@ -136,6 +136,14 @@ class FakeCuda:
 
     threadfence_block = threadfence_system = threadfence
 
+    @staticmethod
+    def nanosleep(ns):
+        """A pause changes timing only; a simulated thread need not wait."""
+
+    def lanemask_lt(self):
+        """Lanes of the warp below this thread's lane, as a bit mask."""
+        return (1 << self.laneid) - 1
+
     # -- math and bit intrinsics -----------------------------------------------------------
     @staticmethod
     def fma(a, b, c):

@@ -180,6 +180,8 @@ _BINOPS = {
     ast.Pow: lambda a, b: a**b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
     ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
 }  # fmt: skip
+#: Longest tuple of numbers taken as a constant (a shape, or unrolled offsets like (16, 8, 4)).
+MAX_TUPLE = 64
 _CALLS: dict[str, Callable] = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
 _NUMBER = (int, float, bool)
 
@@ -207,7 +209,7 @@ def _evaluate(node, env: dict):
             return _BINOPS[type(node.op)](a, b)
         except (ArithmeticError, ValueError):
             return None
-    if isinstance(node, ast.Tuple) and len(node.elts) <= 3:
+    if isinstance(node, ast.Tuple) and len(node.elts) <= MAX_TUPLE:
         vals = [_evaluate(e, env) for e in node.elts]
         return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
     if (
@@ -274,6 +276,26 @@ def _alias(node) -> tuple[str, str, str] | None:
     return (t.id, arg.id, kind) if kind else None
 
 
+def _bindings(node) -> list[tuple[str, ast.expr | None]]:
+    """(name, value) bound by ``N = 4``, ``N: int = 4``, ``A = B = 4`` or ``TM, TN = 16, 8``.
+
+    A name bound to something this cannot pair up (``a, b = f()``) gets None.
+    """
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    out: list[tuple[str, ast.expr | None]] = []
+    for t in targets:
+        if isinstance(t, ast.Name):
+            out.append((t.id, node.value))
+        elif isinstance(t, ast.Tuple):
+            v = node.value
+            paired = isinstance(v, ast.Tuple) and len(v.elts) == len(t.elts)
+            values: list[ast.expr | None] = list(v.elts) if paired else [None] * len(t.elts)
+            for e, value in zip(t.elts, values):
+                if isinstance(e, ast.Name):
+                    out.append((e.id, value))
+    return out
+
+
 def _names_function(alias: tuple[str, str, str], defs: dict, aliases: dict) -> bool:
     """Whether an alias refers to a function (``f = g`` may also copy a constant)."""
     return alias[2] != "same" or alias[1] in defs or alias[1] in aliases
@@ -318,16 +340,15 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
                     aliases[name] = (target, kind)
                     defs.pop(name, None)
                     consts.pop(name, None)
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                t = node.targets[0]
-                if isinstance(t, ast.Name) and not t.id.startswith("__") and t.id not in _RESERVED:
-                    if t.id in constants:
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                for name, value in _bindings(node):
+                    if name.startswith("__") or name in _RESERVED or name in constants:
                         continue  # the exercise's value wins
-                    v = _evaluate(node.value, consts)
+                    v = None if value is None else _evaluate(value, consts)
                     if v is not None:
-                        consts[t.id] = v
+                        consts[name] = v
                     else:
-                        consts.pop(t.id, None)  # rebound to something that is no constant
+                        consts.pop(name, None)  # rebound to something that is no constant
     aliases = {a: v for a, v in aliases.items() if v[0] in defs and a not in consts}
     known = set(MODULE_ROOTS) | set(DTYPE_NAMES) | set(consts) | set(ALLOWED_BUILTINS)
     known |= set(defs) | set(aliases)

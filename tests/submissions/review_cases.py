@@ -63,8 +63,8 @@ def matmul_naive(A, B, C):
         part="matmul_tiled",
         full=True,
         kernel="""
-TK = TILE // 2
-DIMS = (TILE, TK)
+TM, TK = TILE, TILE // 2  # unpacked and annotated constants
+DIMS: tuple = (TM, TK)
 
 
 @cuda.jit
@@ -435,6 +435,146 @@ def multiply(a, b, out):
     if i < len(out):
         out[i] = a[i] * b[i]
     print(a)
+""",
+    ),
+    "style_block_sum_clamped_read_atomic_store": dict(
+        exercise="05_reduction",
+        part="block_sum",
+        full=True,
+        kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[min(i, x.size - 1)] * (i < x.size)
+    cuda.syncthreads()
+    for stride in (64, 32, 16, 8, 4, 2, 1):
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+    if t == 0:
+        cuda.atomic.add(partial, cuda.blockIdx.x, s[0])
+""",
+    ),
+    "style_conv1d_constant_memory_fma": dict(
+        exercise="02_conv1d",
+        part="conv1d",
+        full=True,
+        kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    wc = cuda.const.array_like(w)
+    i = cuda.threadIdx.x + cuda.blockDim.x * cuda.blockIdx.x
+    n = x.shape[0]
+    if i < n:
+        r = len(wc) // 2
+        acc = float32(0)
+        for j in range(len(wc)):
+            src = i - j + r
+            if src >= 0 and src < n:
+                acc = cuda.fma(wc[j], x[src], acc)
+        out[i] = acc
+""",
+    ),
+    "style_matmul_tiled_return_after_barriers": dict(
+        exercise="03_matmul",
+        part="matmul_tiled",
+        full=True,
+        kernel="""
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sB = cuda.shared.array((TILE, TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.y * TILE + ty
+    col = cuda.blockIdx.x * TILE + tx
+    m, kk = A.shape
+    n = B.shape[1]
+    acc = float32(0.0)
+    for k0 in range(0, kk, TILE):
+        sA[ty, tx] = A[row, k0 + tx] if row < m and k0 + tx < kk else 0
+        sB[ty, tx] = B[k0 + ty, col] if k0 + ty < kk and col < n else 0
+        cuda.syncthreads()
+        for j in range(TILE):
+            acc += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    if row >= m or col >= n:
+        return
+    C[row, col] = acc
+""",
+    ),
+    "race_matmul_tiled_return_before_barriers": dict(
+        exercise="03_matmul",
+        part="matmul_tiled",
+        fail=["public", "hidden", "sync"],
+        passes=[],
+        reason="read of uninitialised memory",
+        kernel="""
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sB = cuda.shared.array((TILE, TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    col, row = cuda.grid(2)
+    m, kk = A.shape
+    n = B.shape[1]
+    if row >= m or col >= n:
+        return  # before the barriers: these threads never load their part of the tiles
+    acc = 0.0
+    for k0 in range(0, kk, TILE):
+        sA[ty, tx] = A[row, k0 + tx] if k0 + tx < kk else 0.0
+        sB[ty, tx] = B[k0 + ty, col] if k0 + ty < kk else 0.0
+        cuda.syncthreads()
+        for j in range(TILE):
+            acc += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    C[row, col] = acc
+""",
+    ),
+    "conv1d_guard_reads_one_past_end": dict(
+        exercise="02_conv1d",
+        part="conv1d",
+        fail=["public", "hidden", "bounds"],
+        passes=[],
+        reason="read x[1000] outside shape (1000,)",
+        kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        r = w.size // 2
+        acc = 0.0
+        for j in range(w.size):
+            src = i + r - j
+            if 0 <= src <= x.size:
+                acc += w[j] * x[src]
+        out[i] = acc
+""",
+    ),
+    "style_block_sum_tuple_constant_offsets": dict(
+        exercise="05_reduction",
+        part="block_sum",
+        full=True,
+        kernel="""
+STRIDES = (64, 32, 16, 8, 4, 2, 1)
+
+
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.size else 0.0
+    cuda.syncthreads()
+    for stride in STRIDES:  # a constant tuple: unrolled by numba
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
 """,
     ),
 }
