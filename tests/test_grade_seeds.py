@@ -20,8 +20,8 @@ SEEDS = tuple(range(20))
 
 @pytest.mark.parametrize("key", exs.ALL_KEYS)
 def test_solution_full_marks_under_20_seeds(key):
-    sub = grade(ROOT / "solutions", only=[key], seed=SEEDS[0], extra_seeds=SEEDS[1:],
-                timeout=300)  # fmt: skip
+    seeds = {"seed": SEEDS[0], "extra_seeds": SEEDS[1:]}
+    sub = grade(ROOT / "solutions", only=[key], timeout=300, **seeds)
     assert sub.parts
     for part in sub.parts:
         hidden = next(v for v in part.verdicts if v.criterion == "hidden")

@@ -76,6 +76,23 @@ def atomic_then_read(x, out):
         out[1] = out[0]  # no barrier: other threads' atomics are not ordered before this
 
 
+def accumulate_in_output(x, out):
+    i = cuda.threadIdx.x
+    out[i] = 0.0
+    for j in range(3):
+        out[i] += x[j]
+
+
+def shared_declared_in_loop(x, out):
+    t = cuda.threadIdx.x
+    for k in range(2):
+        s = cuda.shared.array(2, np.float32)  # one allocation per call site, as on a GPU
+        if k == 0:
+            s[t] = x[t]
+        cuda.syncthreads()
+    out[t] = s[t]  # written at the first iteration, read from the same memory after the loop
+
+
 def order_dependent(x, out):
     out[0] = x[cuda.grid(1)]  # every thread writes out[0]: the last one wins
 
@@ -161,6 +178,19 @@ def test_atomics_are_loads_and_stores_and_race_with_plain_reads():
     assert rep.atomics.sum() == 32
     assert rep.loads["out"].sum() == 33 and rep.stores["out"].sum() == 33
     assert "updated atomically by another thread" in rep.findings["race"]["examples"][0]
+
+
+def test_written_counts_distinct_elements_not_store_operations():
+    out = np.zeros(4, np.float32)
+    rep = _launch(accumulate_in_output, 4, np.ones(3, np.float32), out)
+    assert rep.stores["out"].tolist() == [4] * 4 and rep.written["out"].tolist() == [1] * 4
+    assert out.tolist() == [3.0] * 4
+
+
+def test_a_shared_array_is_one_allocation_per_call_site():
+    out = np.zeros(2, np.float32)
+    rep = _launch(shared_declared_in_loop, 2, np.array([3.0, 4.0], np.float32), out)
+    assert out.tolist() == [3.0, 4.0] and rep.shared_arrays == 1 and not rep.findings
 
 
 def test_two_schedules_catch_an_order_dependent_result():

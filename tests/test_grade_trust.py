@@ -29,6 +29,7 @@ def _write(out, case, *, nonce=NONCE, arrays=None, findings=None):
     for a in ("a", "b", "out"):
         good[f"loads_{a}"] = np.zeros(n, np.int64)
         good[f"stores_{a}"] = np.zeros(n, np.int64)
+        good[f"written_{a}"] = np.zeros(n, np.int64)
     good.update(arrays or {})
     with open(out / "c0.npz", "wb") as f:
         np.savez(f, **good)

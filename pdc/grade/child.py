@@ -84,6 +84,7 @@ def main() -> int:
         for name, v in rep.loads.items():
             arrays["loads_" + name] = v
             arrays["stores_" + name] = rep.stores[name]
+            arrays["written_" + name] = rep.written[name]
         arrays["shared_loads"] = rep.shared_loads
         arrays["shared_stores"] = rep.shared_stores
         arrays["atomics"] = rep.atomics

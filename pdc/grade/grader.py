@@ -129,7 +129,7 @@ def _load_result(case: exs.Case, cid: str, out: Path, nonce: str, gpu: bool) -> 
         n = rep.nthreads
         arrays = [name for name, v in case.args.items() if isinstance(v, np.ndarray)]
         want = {"shared_loads", "shared_stores", "atomics"}
-        want |= {f"loads_{a}" for a in arrays} | {f"stores_{a}" for a in arrays}
+        want |= {f"{k}_{a}" for a in arrays for k in ("loads", "stores", "written")}
         want |= {f"out_{o}" for o in case.outputs}
         gpu_names = {f"gpu_{o}" for o in case.outputs} if gpu else set()
         with np.load(npz_path, allow_pickle=False) as z:
@@ -148,6 +148,7 @@ def _load_result(case: exs.Case, cid: str, out: Path, nonce: str, gpu: bool) -> 
                 raise ValueError(f"{k}: expected ({n},) int64 counts, got {v.shape} {v.dtype}")
         rep.loads = {a: data[f"loads_{a}"] for a in arrays}
         rep.stores = {a: data[f"stores_{a}"] for a in arrays}
+        rep.written = {a: data[f"written_{a}"] for a in arrays}
         rep.shared_loads, rep.shared_stores = data["shared_loads"], data["shared_stores"]
         rep.atomics = data["atomics"]
         rep.barriers = int(meta["barriers"])

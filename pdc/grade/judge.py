@@ -192,7 +192,8 @@ def _parallel(part: Part, ran: list[CaseResult]):
         worst: int | None = None
         bound = 0  # only read once `worst` is set
         if part.max_stores is not None:
-            stores = sum(rep.stores.values())
+            # Distinct elements, not store operations: out[i] = 0; out[i] += v writes one.
+            stores = sum(rep.written.values()) if rep.written else sum(rep.stores.values())
             worst, bound = (int(stores.max()) if stores.size else 0), part.max_stores
             what = "stored {worst} outputs, at most {bound} expected"
         if (worst is None or worst <= bound) and part.max_work is not None:

@@ -169,14 +169,19 @@ def child_main(job: dict, out) -> None:
 def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
     """Find the handler's ``def`` and refuse what could run code when it is defined."""
     found = None
+    defs: dict = {}
     for src in cells:
         try:
             tree = ast.parse(src)
         except SyntaxError:
             continue
         for top in tree.body:
-            if isinstance(top, ast.FunctionDef) and top.name == name:
-                found = (top, src)
+            if isinstance(top, ast.FunctionDef):
+                defs[top.name] = (top, src)
+                if top.name == name:
+                    found = (top, src)
+            elif (other := _rebinds(top, name, defs)) is not None:
+                found = defs[other]  # detect = detect_v2: the name now means that handler
     if found is None:
         return None, f"no function named {name!r} in the notebook"
     fn, src = found
@@ -199,7 +204,18 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
             assert isinstance(node, (ast.expr, ast.stmt))  # the kinds refused above carry lines
             return None, f"line {node.lineno - fn.lineno + 1}: not allowed in a ring handler"
     lines = src.splitlines()[fn.lineno - 1 : fn.end_lineno]
+    lines[0] = lines[0].replace(f"def {fn.name}(", f"def {name}(", 1)
     return "\n".join(lines) + "\n", ""
+
+
+def _rebinds(node, name: str, defs: dict) -> str | None:
+    """``other`` when ``node`` is ``name = other`` for a function ``other`` defined above."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    t, v = node.targets[0], node.value
+    if isinstance(t, ast.Name) and t.id == name and isinstance(v, ast.Name) and v.id in defs:
+        return v.id
+    return None
 
 
 def _validate(case, cid, out, nonce) -> dict:

@@ -72,6 +72,7 @@ class LaunchReport:
         block: Threads per block (x, y, z).
         loads: Global loads per thread, by argument name (int64 arrays of length nthreads).
         stores: Global stores per thread, by argument name.
+        written: Distinct global elements each thread wrote, by argument name.
         shared_loads: Shared-memory loads per thread.
         shared_stores: Shared-memory stores per thread.
         atomics: Atomic operations per thread (each also counted as a load and a store).
@@ -84,6 +85,7 @@ class LaunchReport:
     block: Dim3
     loads: dict = field(default_factory=dict)
     stores: dict = field(default_factory=dict)
+    written: dict = field(default_factory=dict)
     shared_loads: np.ndarray | None = None
     shared_stores: np.ndarray | None = None
     atomics: np.ndarray | None = None
@@ -167,7 +169,7 @@ class _Launch:
         self.shared: list = []
         self.proxies: dict = {}
         self._keep: list = []  # proxies stay alive so their ids are never reused
-        self._shared_calls: dict = {}
+        self._shared_calls: dict = {}  # (code, instruction) -> that site's array
         self.barriers = 0
         self.max_barriers = 0
         self.max_shared = 0
@@ -201,16 +203,19 @@ class _Launch:
         return p
 
     def shared_array(self, shape, dtype):
-        t = self.cur
-        k = self._shared_calls.get(t.tid, 0)
-        self._shared_calls[t.tid] = k + 1
-        if k < len(self.shared):
-            return self.shared[k]
-        arr = simmem.SimArray(simmem.garbage_array(shape, dtype), f"shared#{k}", self, True)
-        self.arrays.append(arr)
-        self.shared.append(self.wrap(arr))
-        self.max_shared = max(self.max_shared, len(self.shared))
-        return self.shared[k]
+        # One array per call site and block, as on a GPU, where a shared array is a static
+        # allocation: declared inside a loop, it is the same memory at every iteration.
+        f = _kernel_frame()
+        site = (f.f_code, f.f_lasti) if f is not None else None
+        p = self._shared_calls.get(site)
+        if p is None:
+            k = len(self.shared)
+            arr = simmem.SimArray(simmem.garbage_array(shape, dtype), f"shared#{k}", self, True)
+            self.arrays.append(arr)
+            p = self._shared_calls[site] = self.wrap(arr)
+            self.shared.append(p)
+            self.max_shared = max(self.max_shared, len(self.shared))
+        return p
 
     def grid_index(self, ndim):
         t, b, d = self.cur.threadIdx, self.cur.blockIdx, self.block
@@ -449,6 +454,7 @@ def launch(kernel, grid, block, args, names=None, *, schedules: int = 1) -> Laun
             a[...] = arr.a
             rep.loads[arr.name] = np.asarray(arr.loads, dtype=np.int64)
             rep.stores[arr.name] = np.asarray(arr.stores, dtype=np.int64)
+            rep.written[arr.name] = np.asarray(arr.written, dtype=np.int64)
     rep.shared_loads = np.asarray(L.sl, dtype=np.int64)
     rep.shared_stores = np.asarray(L.ss, dtype=np.int64)
     rep.atomics = np.asarray(L.at, dtype=np.int64)

@@ -87,7 +87,7 @@ class SimArray:
     """
 
     __slots__ = ("a", "flat", "dims", "name", "shared", "L", "loads", "stores", "w", "r",
-                 "at", "wb", "rb", "ab", "init", "bad")  # fmt: skip
+                 "at", "wb", "rb", "ab", "init", "bad", "written", "owner")  # fmt: skip
 
     def __init__(self, a: np.ndarray, name: str, launch, shared: bool = False):
         self.a = a
@@ -100,6 +100,9 @@ class SimArray:
         # Shared memory is counted per thread by the launch (sl, ss), not per array.
         self.loads: list[int] = [] if shared else [0] * n
         self.stores: list[int] = [] if shared else [0] * n
+        # Distinct elements each thread wrote (global only): out[i] = 0; out[i] += v is one.
+        self.written: list[int] = [] if shared else [0] * n
+        self.owner: dict = {}  # global only: flat index -> the thread that last wrote it
         self.w: dict = {}
         self.r: dict = {}
         self.at: dict = {}
@@ -191,6 +194,7 @@ class SimArray:
         else:
             self._cross_block(t, f, "write")
             self.wb[f] = t.bid
+            self._wrote(t, f)
         w = self.w.get(f)
         if w is not None and w[0] != t.tid and t.seen.get(w[0], -1) < w[1]:
             L.finding("race", f"write {self.name}{self.pos(f)} also written by another thread "
@@ -201,6 +205,11 @@ class SimArray:
                           "of the block with no barrier in between")  # fmt: skip
         self.w[f] = (t.tid, t.gen)
         self.flat[f] = value
+
+    def _wrote(self, t, f):
+        if self.owner.get(f) != t.gtid:
+            self.owner[f] = t.gtid
+            self.written[t.gtid] += 1
 
     def _cross_block(self, t, f, op, atomic=False):
         # Atomics from several blocks on one element are the point of atomics; anything else
@@ -229,6 +238,7 @@ class SimArray:
             self._cross_block(t, f, "atomic on", atomic=True)
             ab = self.ab.get(f)
             self.ab[f] = t.bid if ab is None or ab == t.bid else -2
+            self._wrote(t, f)
         w = self.w.get(f)
         r = self.r.get(f)
         if (w is not None and w[0] != t.tid and t.seen.get(w[0], -1) < w[1]) or (
@@ -298,7 +308,8 @@ def unwrap(p, launch) -> SimArray:
 
 
 class LocalArray:
-    """A thread's ``cuda.local.array``: starts as garbage, out-of-range use is a finding."""
+    """A thread's ``cuda.local.array``: starts as garbage; out-of-range use, and a read of an
+    element no write has set, are findings."""
 
     __slots__ = ("_a", "_L", "_init", "shape", "size", "ndim", "dtype")
 

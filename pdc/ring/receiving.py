@@ -28,7 +28,7 @@ __all__ = ["Receiving"]
 _PY_EXCEPTION = -1  # pdc.ring.cpu.PY_EXCEPTION (not imported: that module imports numba)
 # Polls of the reply head inside one compiled call (a few microseconds) before ``call``
 # falls back to the generic wait (which spins, yields, then sleeps).
-_FAST_POLLS = 2000
+_FAST_POLLS = 10_000
 _LANES = {"high": HIGH, "normal": NORMAL, HIGH: HIGH, NORMAL: NORMAL}
 
 
@@ -328,8 +328,18 @@ class Receiving:
                 self._next = corr + 1  # an interrupt from here on wastes an id at most
                 try:
                     r = fast.call(fast.addr, lane, corr, _FAST_POLLS, *values)
-                    if r[0] == 2:
-                        return self._held(r)
+                    if r[0] == 2:  # the reply, popped, counted and held (see ``_held``)
+                        status = r[2]
+                        reply = Reply(
+                            self.kernel_id,
+                            corr,
+                            status,
+                            self._pop_names,
+                            r[3:],
+                            self._error_of(corr, status) if status == _PY_EXCEPTION else None,
+                        )
+                        fast.words[D_HELD] = 0
+                        return reply
                 except fast.refused:  # numba took no argument: nothing was written
                     r = (-1,)
                 except BaseException:  # interrupted after the reply was taken: keep it

@@ -577,4 +577,121 @@ def block_sum(x, partial):
         partial[cuda.blockIdx.x] = s[0]
 """,
     ),
+    "style_conv1d_accumulate_in_output": dict(
+        exercise="02_conv1d",
+        part="conv1d",
+        full=True,
+        kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        r = w.size // 2
+        out[i] = 0.0  # several stores, one output element
+        for j in range(w.size):
+            src = i + r - j
+            if 0 <= src < x.size:
+                out[i] += w[j] * x[src]
+""",
+    ),
+    "pick_ring_handler_rebound": dict(
+        exercise="06_ring",
+        part="detect",
+        full=True,
+        extra_after=[
+            """
+@ring_kernel(request=REQUEST, reply=REPLY, queue_size=1024)
+def detect_v2(req, rep):
+    n = req.count + 1.0
+    delta = req.x - req.mean
+    mean = req.mean + delta / n
+    rep.count = n
+    rep.mean = mean
+    rep.m2 = req.m2 + delta * (req.x - mean)
+    var = req.m2 / select(req.count > 1.0, req.count - 1.0, 1.0)
+    std = math.sqrt(var)
+    z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0)
+    rep.z = z
+    rep.flag = select(req.count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
+
+
+detect = detect_v2  # the stub above stays; the name now means the new handler
+""",
+        ],
+    ),
+    "style_matmul_naive_grid_stride_2d": dict(
+        exercise="03_matmul",
+        part="matmul_naive",
+        full=True,
+        kernel="""
+@cuda.jit
+def matmul_naive(A, B, C):
+    x0, y0 = cuda.grid(2)
+    sx, sy = cuda.gridsize(2)
+    row = y0
+    while row < C.shape[0]:
+        for col in range(x0, C.shape[1], sx):
+            acc = float32(0.0)
+            for k in range(A.shape[1]):
+                acc += A[row, k] * B[k, col]
+            C[row, col] = acc
+        row += sy
+""",
+    ),
+    "style_conv1d_weights_in_shared": dict(
+        exercise="02_conv1d",
+        part="conv1d",
+        full=True,
+        kernel="""
+MAXK = 7
+
+
+@cuda.jit
+def conv1d(x, w, out):
+    sw = cuda.shared.array(MAXK, float32)
+    t = cuda.threadIdx.x
+    if t < w.size:
+        sw[t] = w[t]
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    if i >= out.size:
+        return
+    r = w.size // 2
+    acc = 0.0
+    for j in range(-r, r + 1):
+        src = i - j
+        if 0 <= src < x.size:
+            acc += sw[j + r] * x[src]
+    out[i] = acc
+""",
+    ),
+    "race_matmul_tiled_shared_declared_in_loop": dict(
+        exercise="03_matmul",
+        part="matmul_tiled",
+        fail=["sync"],
+        passes=[],
+        reason="written by another thread of the block with no barrier",
+        kernel="""
+@cuda.jit
+def matmul_tiled(A, B, C):
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    col, row = cuda.grid(2)
+    m, kk = A.shape
+    n = B.shape[1]
+    acc = 0.0
+    for t in range((kk + TILE - 1) // TILE):
+        sA = cuda.shared.array((TILE, TILE), float32)  # one allocation on a GPU, whatever the loop
+        sB = cuda.shared.array((TILE, TILE), float32)
+        k = t * TILE + tx
+        sA[ty, tx] = A[row, k] if row < m and k < kk else 0.0
+        k = t * TILE + ty
+        sB[ty, tx] = B[k, col] if k < kk and col < n else 0.0
+        cuda.syncthreads()
+        for j in range(TILE):
+            acc += sA[ty, j] * sB[j, tx]
+        # missing second barrier: the next tile overwrites values still being read
+    if row < m and col < n:
+        C[row, col] = acc
+""",
+    ),
 }

@@ -1,0 +1,176 @@
+"""The cpu backend's compiled host fast paths (``pdc.ring.fast``): same answers, same errors,
+and a Ctrl-C landing at any Python line around them loses or duplicates nothing."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from pdc.ring import RingKernelRuntime, RingTimeoutError, ring_kernel
+from pdc.ring.receiving import Receiving
+from pdc.ring.replies import D_HELD
+
+REQ = np.dtype([("x", np.float64), ("k", np.int32), ("u", np.uint8)])
+REP = np.dtype([("y", np.float32), ("k", np.int64), ("u", np.uint16)])
+
+
+def work(req, rep):
+    rep.y = req.x * 2.0
+    rep.k = req.k
+    rep.u = req.u + 1
+
+
+def kernel(queue_size=16, python=False):
+    return ring_kernel(
+        kernel_id="fast", request=REQ, reply=REP, queue_size=queue_size, python=python
+    )(work)
+
+
+def test_fast_paths_are_used_on_cpu_and_answer_like_the_generic_ones():
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel())
+        assert k._fast is not None
+        r = k.call(x=1.5, k=-7, u=254)
+        assert (r.y, r.k, r.u, r.status) == (3.0, -7, 255, 0)
+        ids = [k.send(x=float(i), k=i, u=i) for i in range(10)]
+        got = [k.receive(timeout=60) for _ in ids]
+        assert [g.corr_id for g in got] == ids
+        assert [(g.y, g.k, g.u) for g in got] == [(2.0 * i, i, i + 1) for i in range(10)]
+        assert k.call(x=np.float32(0.5), k=np.int64(3), u=True).k == 3  # NumPy scalars, bool
+        t = k.telemetry()
+    assert (t.submitted, t.processed, t.received, t.in_flight) == (12, 12, 12, 0)
+
+
+def test_fast_paths_refuse_what_the_generic_path_refuses():
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel())
+        for bad in ({"k": 1.5}, {"k": 2**31}, {"u": -1}, {"x": "a"}, {"x": 1e400j}):
+            fields = {"x": 0.0, "k": 0, "u": 0, **bad}
+            with pytest.raises(TypeError, match="send"):
+                k.call(**fields)
+            with pytest.raises(TypeError, match="send"):
+                k.send(**fields)
+        assert k.call(x=2.0, k=1, u=1).y == 4.0  # nothing half-written was left behind
+        t = k.telemetry()
+    assert (t.submitted, t.received, t.in_flight) == (1, 1, 0)
+
+
+def test_python_handlers_take_the_generic_path():
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel(python=True))
+        assert k._fast is None
+        assert k.call(x=1.0, k=2, u=3).u == 4
+
+
+def test_threads_calling_at_once_get_their_own_replies():
+    n, threads = 3000, 3
+    out: list[list] = [[] for _ in range(threads)]
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel(queue_size=8))
+
+        def worker(w):
+            for i in range(n):
+                r = k.call(x=float(i), k=w * n + i, u=w, timeout=60)
+                out[w].append((r.corr_id, r.k, r.y, r.u))
+
+        ts = [threading.Thread(target=worker, args=(w,)) for w in range(threads)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        tel = k.telemetry()
+    for w in range(threads):
+        assert [o[1] for o in out[w]] == [w * n + i for i in range(n)]
+        assert all(y == 2.0 * (k_ - w * n) and u == w + 1 for _, k_, y, u in out[w])
+    ids = [o[0] for o in sum(out, [])]
+    assert len(set(ids)) == len(ids) == threads * n
+    assert (tel.received, tel.in_flight) == (threads * n, 0)
+
+
+class _InjectAtLine:
+    """A tracer raising KeyboardInterrupt once, at one line of the given functions.
+
+    It records what was in the frame when it fired: ``handed`` is the reply when it had
+    already been handed over (its hold released), i.e. the interrupt came after the
+    reply was given to the caller in all but the ``return``.
+    """
+
+    def __init__(self, kernel, codes, line):
+        self.k, self.codes, self.line = kernel, codes, line
+        self.fired = False
+        self.handed = None
+
+    def __call__(self, frame, event, arg):
+        if self.fired or frame.f_code not in self.codes:
+            return None
+        return self.local
+
+    def local(self, frame, event, arg):
+        if event == "line" and frame.f_lineno == self.line and not self.fired:
+            self.fired = True
+            reply = frame.f_locals.get("reply")
+            if reply is not None and self.k._d[D_HELD] == 0:
+                self.handed = reply
+            raise KeyboardInterrupt
+        return self.local
+
+
+def _lines(*fns):
+    codes = {fn.__code__ for fn in fns}
+    lines = sorted({ln for c in codes for _, _, ln in c.co_lines() if ln is not None})
+    return codes, lines
+
+
+@pytest.mark.parametrize("where", ["call", "receive"])
+def test_ctrl_c_at_every_line_of_the_fast_paths_keeps_the_invariant(where):
+    """Inject KeyboardInterrupt at each Python line of the fast call / fast receive."""
+    if where == "call":
+        codes, lines = _lines(Receiving._fast_call, Receiving.call)
+    else:
+        codes, lines = _lines(Receiving._fast_pop, Receiving._held, Receiving._take_next)
+    handed: dict[int, tuple] = {}  # corr id -> (k, y) of every reply given to the test
+    lost: set[int] = set()  # replies handed over while the interrupt landed
+    injected = 0
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel(queue_size=8))
+        i = 0
+        for _ in range(3):
+            for line in lines:
+                i += 1
+                if where == "receive":
+                    k.send(x=float(i), k=i, u=1)
+                tracer = _InjectAtLine(k, codes, line)
+                sys.settrace(tracer)
+                try:
+                    if where == "call":
+                        r = k.call(x=float(i), k=i, u=1, timeout=60)
+                    else:
+                        r = k.receive(timeout=60)
+                    handed[r.corr_id] = (r.k, r.y)
+                except KeyboardInterrupt:
+                    injected += 1
+                    if tracer.handed is not None:
+                        lost.add(tracer.handed.corr_id)
+                finally:
+                    sys.settrace(None)
+                assert not k._send_lock.locked() and not k._recv_lock.locked()
+                assert k._d[D_HELD] == 0
+                assert k._stash.count == sum(len(c[0]) - c[3] for c in k._stash.chunks) >= 0
+        t = k.telemetry()
+        while True:  # everything left: in the ring or in the stash
+            try:
+                r = k.receive(timeout=0.5)
+            except RingTimeoutError:
+                break
+            assert r.corr_id not in handed
+            handed[r.corr_id] = (r.k, r.y)
+        t = k.telemetry()
+    assert injected > len(lines)  # most lines run on every call: they were hit
+    assert not (lost & set(handed))
+    assert all(y == 2.0 * kk for kk, y in handed.values())
+    # Every accepted message replied and counted once; none lost, none twice.
+    assert t.submitted == t.processed == t.received == len(handed) + len(lost)
+    assert (t.replies_ready, t.in_flight) == (0, 0)
