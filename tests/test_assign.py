@@ -104,3 +104,16 @@ def test_student_notebook_runs_top_to_bottom(key, tmp_path):
     for c in checks:
         text = "".join(o.get("text", "") for o in c.outputs)
         assert "[FAIL] public cases" in text, text
+
+
+def test_widget_state_of_the_solutions_run_is_not_copied():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    nb.cells = [nbformat.v4.new_code_cell("# BEGIN SOLUTION\nx = 1\n# END SOLUTION")]
+    from pdc.grade.assign import student_notebook
+
+    student = student_notebook(nb, "t.ipynb")
+    assert "widgets" not in student.metadata
+    assert "widgets" in nb.metadata  # the solution itself is left as it was

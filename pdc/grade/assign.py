@@ -58,6 +58,9 @@ def strip_solution(text: str, markdown: bool, where: str) -> str:
 def student_notebook(nb, name: str = "notebook"):
     """The student version of a solution notebook (a new nbformat object)."""
     nb = copy.deepcopy(nb)
+    # Widget state belongs to the solution's own run (progress bars, sliders): none of it
+    # describes the student's notebook, which has no outputs yet.
+    nb.metadata.pop("widgets", None)
     for k, cell in enumerate(nb.cells):
         where = f"cell {k} of {name}"
         cell.source = strip_solution(cell.source, cell.cell_type == "markdown", where)
