@@ -118,9 +118,23 @@ class _InjectAtLine:
         return self.local
 
 
+# A tracer sees a line event when a ``with`` block exits and before a ``finally`` release;
+# a signal is not checked there (the interpreter checks at calls and backward jumps, and
+# the lock's exit and release are single C calls), so those lines are not injected.
+_NOT_SIGNAL_POINTS = ("with ", "finally", "self._recv_lock.release()")
+
+
 def _lines(*fns):
+    import linecache
+
     codes = {fn.__code__ for fn in fns}
-    lines = sorted({ln for c in codes for _, _, ln in c.co_lines() if ln is not None})
+    lines = sorted(
+        ln
+        for ln in {ln for c in codes for _, _, ln in c.co_lines() if ln is not None}
+        if not linecache.getline(fns[0].__code__.co_filename, ln)
+        .strip()
+        .startswith(_NOT_SIGNAL_POINTS)
+    )
     return codes, lines
 
 
