@@ -294,14 +294,6 @@ class CpuEngine(Engine):
         finally:
             self.rings.ctrl[STATE] = S_TERMINATED
 
-    def fast_host(self, d: np.ndarray) -> Any:
-        """Compiled push/pop/call for a compiled handler's rings (``pdc.ring.fast``)."""
-        if self.handler.python:
-            return None
-        from pdc.ring.fast import fast_host
-
-        return fast_host(self.rings, d)
-
     def wake(self) -> None:
         """Wake a sleeping Python-handler loop (the compiled loop naps by itself)."""
         if self._sleeping:

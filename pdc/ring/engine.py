@@ -127,10 +127,6 @@ class Engine(ABC):
             return True
         return self._join(timeout)
 
-    def fast_host(self, d: np.ndarray) -> Any:
-        """Compiled host fast paths over descriptor ``d`` (``pdc.ring.fast``), or None."""
-        return None
-
     def wake(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Nudge a loop that sleeps while idle (called after host writes; may do nothing)."""
 

@@ -23,9 +23,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
+from typing import Any
 
 from pdc.ring import aio
 from pdc.ring.definition import RingKernelDef
@@ -49,20 +47,9 @@ from pdc.ring.protocol import (
     RingTimeoutError,
 )
 from pdc.ring.receiving import Receiving
-from pdc.ring.replies import (
-    D_HELD,
-    D_HELD_STATUS,
-    D_RECEIVED,
-    DESCRIPTOR_WORDS,
-    Stash,
-    Telemetry,
-    TerminateReport,
-)
+from pdc.ring.replies import Stash, Telemetry, TerminateReport
 from pdc.ring.sending import Sending
 from pdc.ring.waiting import Waiter
-
-if TYPE_CHECKING:
-    from pdc.ring.fast import FastHost
 
 __all__ = ["RingKernel"]
 
@@ -96,9 +83,7 @@ class RingKernel(Sending, Receiving):
         self.dropped_ids: list[int] = []
         self._dropped_set: set[int] = set()
         self._scan = [0, 0]  # per lane: sequences below this were checked for drops
-        # Host counters compiled fast paths update (``pdc.ring.fast``): ``received``...
-        self._d = np.zeros(DESCRIPTOR_WORDS, np.int64)
-        self._fast: FastHost | None = self.engine.fast_host(self._d)
+        self.received = 0
         self._next = 1
         self._stash = Stash(self.spec.reply)
         self._rep_names: tuple[str, ...] = self.spec.reply.names or ()
@@ -113,25 +98,6 @@ class RingKernel(Sending, Receiving):
         self._recv_lock = threading.Lock()
         self._drop_lock = threading.Lock()
         self._ports: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-    # -- host counters ----------------------------------------------------------------
-    @property
-    def received(self) -> int:
-        """Replies handed to callers (kept in ``_d``, where compiled pops count them)."""
-        return int(self._d[D_RECEIVED])
-
-    @received.setter
-    def received(self, value: int) -> None:
-        self._d[D_RECEIVED] = value
-
-    def _unhold(self) -> None:
-        """Put back a reply a compiled pop took but nobody got (interrupted): stash it."""
-        d = self._d
-        corr = int(d[D_HELD])
-        if corr and self._fast is not None:
-            self._stash.push_front(corr, int(d[D_HELD_STATUS]), self._fast.hold.copy())
-            d[D_RECEIVED] -= 1
-            d[D_HELD] = 0
 
     # -- state --------------------------------------------------------------------------
     @property

@@ -15,21 +15,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pdc.ring.handlers import HandlerSpec
-from pdc.ring.protocol import HIGH, NORMAL, RingError, RingHost, RingTimeoutError
-from pdc.ring.replies import D_HELD, Replies, Reply, Stash, concat
+from pdc.ring.protocol import NORMAL, RingError, RingHost, RingTimeoutError
+from pdc.ring.replies import Replies, Reply, Stash, concat
 from pdc.ring.waiting import Waiter
-
-if TYPE_CHECKING:
-    from pdc.ring.engine import Engine
-    from pdc.ring.fast import FastHost
 
 __all__ = ["Receiving"]
 
 _PY_EXCEPTION = -1  # pdc.ring.cpu.PY_EXCEPTION (not imported: that module imports numba)
-# Polls of the reply head inside one compiled call (a few microseconds) before ``call``
-# falls back to the generic wait (which spins, yields, then sleeps).
-_FAST_POLLS = 10_000
-_LANES = {"high": HIGH, "normal": NORMAL, HIGH: HIGH, NORMAL: NORMAL}
 
 
 class Receiving:
@@ -47,19 +39,8 @@ class Receiving:
     _recv_lock: threading.Lock
     _spin: int
     _dropped_set: set[int]
-    _fast: FastHost | None
-    _d: np.ndarray
-    _nfields: int
-    _names: tuple[str, ...]
-    _next: int
-    _terminated: bool
-    _dropping: bool
-    _send_lock: threading.Lock
-    engine: Engine
 
     if TYPE_CHECKING:  # defined by RingKernel
-
-        def _unhold(self) -> None: ...
 
         def _dead(self) -> bool: ...
         def _describe(self) -> str: ...
@@ -109,34 +90,8 @@ class Receiving:
                 stash.recount()
                 raise
             return self._reply(item)
-        if self._fast is not None:
-            return self._fast_pop()
         r = self.host.pop()
         return None if r is None else self._popped(r)
-
-    def _fast_pop(self) -> Reply | None:
-        """The next reply off the ring by the compiled pop (``pdc.ring.fast``), or None."""
-        try:
-            r = self._fast.pop(self._fast.addr)  # type: ignore[union-attr]
-            if r[0] == 0:
-                return None
-            reply = self._held(r)
-        except BaseException:  # interrupted after the pop took it: back to the stash
-            self._unhold()
-            raise
-        return reply
-
-    def _held(self, r: tuple) -> Reply:
-        """The Reply of a compiled pop's result ``(2, corr, status, *values)``; releases it.
-
-        The pop already counted it in ``received`` and holds its bytes; clearing
-        ``D_HELD`` (one store) hands it over: before it, ``_unhold`` puts it back.
-        """
-        corr, status = r[1], r[2]
-        error = self._error_of(corr, status) if status == _PY_EXCEPTION else None
-        reply = Reply(self.kernel_id, corr, status, self._pop_names, r[3:], error)
-        self._fast.words[D_HELD] = 0  # type: ignore[union-attr]
-        return reply
 
     def _popped(self, r: tuple[int, int, tuple]) -> Reply:
         """The Reply of a reply just taken off the ring (kept if interrupted)."""
@@ -293,65 +248,9 @@ class Receiving:
             RingTimeoutError: when no reply came within ``timeout``, or at once when the
                 kernel can no longer answer.
         """
-        fast = self._fast
-        if fast is not None and message is None and len(fields) == self._nfields:
-            r = self._fast_call(fast, priority, fields, timeout)
-            if r is not None:
-                return r.raise_for_status() if check else r
         corr = self.send(message, priority=priority, **fields)
         r = self._wait_for(corr, timeout)
         return r.raise_for_status() if check else r
-
-    def _fast_call(
-        self, fast: FastHost, priority: Any, fields: dict, timeout: float | None
-    ) -> Reply | None:
-        """``call`` in one compiled call: push, poll a few microseconds, pop its reply.
-
-        Returns None when the fast path does not apply and nothing was sent (the generic
-        path then does it all), else the reply. When the reply is not the next one within
-        the poll, the message is sent and the generic wait takes over from here.
-        """
-        try:
-            values = [fields[n] for n in self._names]
-        except KeyError:
-            return None
-        lane = _LANES.get(priority) if type(priority) is str or type(priority) is int else None
-        if lane is None:
-            return None
-        with self._send_lock:
-            if self._terminated or self._dropping or not self._recv_lock.acquire(False):
-                return None
-            try:
-                if self._stash.count:
-                    return None
-                corr = self._next
-                self._next = corr + 1  # an interrupt from here on wastes an id at most
-                try:
-                    r = fast.call(fast.addr, lane, corr, _FAST_POLLS, *values)
-                    if r[0] == 2:  # the reply, popped, counted and held (see ``_held``)
-                        status = r[2]
-                        reply = Reply(
-                            self.kernel_id,
-                            corr,
-                            status,
-                            self._pop_names,
-                            r[3:],
-                            self._error_of(corr, status) if status == _PY_EXCEPTION else None,
-                        )
-                        fast.words[D_HELD] = 0
-                        return reply
-                except fast.refused:  # numba took no argument: nothing was written
-                    r = (-1,)
-                except BaseException:  # interrupted after the reply was taken: keep it
-                    self._unhold()
-                    raise
-                if r[0] != 1:  # nothing written (full, terminated, a value that does not fit)
-                    self._next = corr
-                    return None
-            finally:
-                self._recv_lock.release()
-        self.engine.wake()
-        return self._wait_for(corr, timeout)
 
     def _gone(self, corr: int, op: str) -> None:
         """Raise if the reply to ``corr`` can never come (dropped)."""

@@ -14,26 +14,7 @@ import numpy as np
 
 from pdc.ring.protocol import RingHandlerError
 
-__all__ = [
-    "D_HELD",
-    "D_HELD_STATUS",
-    "D_RECEIVED",
-    "DESCRIPTOR_WORDS",
-    "Replies",
-    "Reply",
-    "Stash",
-    "Telemetry",
-    "TerminateReport",
-    "concat",
-]
-
-# Words of a kernel's host descriptor (``RingKernel._d``, int64): the rings' addresses and
-# sizes for compiled fast paths (``pdc.ring.fast``), and the host counters those update in
-# the same C call that takes a reply: ``received``, and the id and status of a reply taken
-# but not yet handed out (0: none; put back in the stash if an interrupt lands first).
-D_CTRL, D_QMETA, D_REQ, D_RMETA, D_REP, D_CAP, D_RCAP, D_HOLD = range(8)
-D_HELD, D_HELD_STATUS, D_RECEIVED = 8, 9, 10
-DESCRIPTOR_WORDS = 11
+__all__ = ["Replies", "Reply", "Stash", "Telemetry", "TerminateReport", "concat"]
 
 
 class Reply:

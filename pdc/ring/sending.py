@@ -31,9 +31,6 @@ from pdc.ring.protocol import (
 )
 from pdc.ring.waiting import Waiter
 
-if TYPE_CHECKING:
-    from pdc.ring.fast import FastHost
-
 __all__ = ["Sending"]
 
 _LANES = {"high": HIGH, "normal": NORMAL, HIGH: HIGH, NORMAL: NORMAL}
@@ -62,8 +59,6 @@ class Sending:
     _send_lock: threading.Lock
     _recv_lock: threading.Lock
     _drop_lock: threading.Lock
-    _fast: FastHost | None
-    _d: np.ndarray
 
     if TYPE_CHECKING:  # defined by RingKernel and Receiving
 
@@ -229,16 +224,7 @@ class Sending:
                 return self._send_full(lane, corr, values, "send")
             # Advance first: an interrupt inside push can waste an id, never reuse one.
             self._next = corr + 1
-            fast = self._fast
-            pushed = -1
-            if fast is not None:
-                try:  # compiled: 1 = written, 0 = full, -2 = terminated
-                    pushed = fast.push(fast.addr, lane, corr, *values)
-                except fast.refused:
-                    pass  # numba refused an argument before running: nothing written
-            if pushed == -1:  # no fast path, or a value that does not fit (it raises)
-                pushed = self.host.push(lane, corr, values)
-            if pushed == 1:
+            if self.host.push(lane, corr, values):
                 self.engine.wake()
                 return corr
             self._next = corr
