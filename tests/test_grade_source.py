@@ -115,3 +115,22 @@ def test_in_notebook_check_reports_what_the_grader_rejects(capsys):
     check(ns["multiply"])
     out = capsys.readouterr().out
     assert "rejected: line 2: np.sum (only dtypes such as np.float32)" in out
+
+
+def test_names_imported_from_kernel_modules_are_spelled_as_module_paths():
+    cells = [
+        "import numba.cuda as nc\nfrom math import sqrt as root, nope\nfrom numba.cuda import grid",
+        "from os import system\nimport numpy as cuda",
+        "@nc.jit\ndef k(x, out):\n    i = grid(1)\n    root = 2.0\n    out[i] = x[i] * root\n"
+        "    out[i] = nc.fma(out[i], 1.0, 0.0)",
+        "@cuda.jit\ndef j(x, out):\n    out[0] = root(x[0])",
+        "@cuda.jit\ndef s(x, out):\n    out[0] = system('true')",
+    ]
+    ext = source.extract(cells, ["k", "j", "s"], {})
+    k = ext.functions["k"]
+    assert "cuda.grid(1)" in k and "cuda.fma(" in k and ext.device["k"] == "kernel"
+    assert "x[i] * root" in k  # a local named like an import stays the local
+    assert "math.sqrt(x[0])" in ext.functions["j"]
+    assert "nope" not in str(ext.functions)  # math has no `nope`: nothing is bound to it
+    assert "s" in ext.problems and "system" in ext.problems["s"]  # other modules stay unknown
+    assert "k" not in ext.problems and "j" not in ext.problems

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pdc.grade import spelling
+
 ALLOWED_BUILTINS = (
     "range", "min", "max", "abs", "int", "float", "bool", "len", "round", "print", "enumerate",
     "zip", "pow", "divmod", "complex",
@@ -320,12 +322,25 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     srcs: dict[str, str] = {}
     aliases: dict[str, tuple[str, str]] = {}
     consts: dict = dict(constants)
+    imports: dict[str, str] = {}  # name -> module path, from the notebook's own imports
     for src in cells:
         try:
             tree = ast.parse(src)
         except SyntaxError:
             continue
         for node in tree.body:
+            if bound := spelling.import_bindings(node, _RESERVED):
+                imports.update(bound)
+                for name in bound:  # an import rebinds the name, as when the cell runs
+                    defs.pop(name, None)
+                    aliases.pop(name, None)
+                    consts.pop(name, None)
+                continue
+            bound_here = {node.name} if isinstance(node, ast.FunctionDef) else set()
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                bound_here |= {name for name, _ in _bindings(node)}
+            for name in bound_here:
+                imports.pop(name, None)
             if isinstance(node, ast.FunctionDef) and node.name not in _RESERVED:
                 if not node.name.startswith("__"):
                     defs[node.name] = node
@@ -349,6 +364,10 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
                         consts[name] = v
                     else:
                         consts.pop(name, None)  # rebound to something that is no constant
+    for name, fn in list(defs.items()):
+        if (spelled := spelling.respell(fn, imports)) is not None:
+            srcs[name] = spelled
+            defs[name] = ast.parse(spelled).body[0]  # type: ignore[assignment]
     aliases = {a: v for a, v in aliases.items() if v[0] in defs and a not in consts}
     known = set(MODULE_ROOTS) | set(DTYPE_NAMES) | set(consts) | set(ALLOWED_BUILTINS)
     known |= set(defs) | set(aliases)

@@ -694,4 +694,52 @@ def matmul_tiled(A, B, C):
         C[row, col] = acc
 """,
     ),
+    "style_saxpy_module_alias": dict(
+        exercise="01_elementwise",
+        part="saxpy",
+        full=True,
+        kernel="""
+import numba.cuda as nc
+
+
+@nc.jit
+def saxpy(alpha, x, y, out):
+    i = nc.grid(1)
+    if i < out.size:
+        out[i] = alpha * x[i] + y[i]
+""",
+    ),
+    "style_multiply_names_imported_from_modules": dict(
+        exercise="01_elementwise",
+        part="multiply",
+        full=True,
+        kernel="""
+from math import fabs as magnitude
+from numba.cuda import grid
+
+
+@cuda.jit
+def multiply(a, b, out):
+    i = grid(1)
+    if i < out.size:
+        out[i] = a[i] * b[i] * magnitude(1.0)
+""",
+    ),
+    "attack_name_imported_from_os": dict(
+        exercise="01_elementwise",
+        part="multiply",
+        fail=["public", "hidden"],
+        passes=[],
+        reason="system",
+        kernel="""
+from os import system
+
+
+@cuda.jit
+def multiply(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] * b[i] + system("true")
+""",
+    ),
 }
