@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from pdc.ptx.occupancy import block_limits
+
 __all__ = [
     "EVIDENCE_MIME",
     "H100_SXM",
@@ -177,29 +179,8 @@ def occupancy(
             f"got {smem_per_block}"
         )
     warps_per_block = math.ceil(block_size / limits.warp_size)
-
-    max_warps = min(limits.max_warps_per_sm, limits.max_threads_per_sm // limits.warp_size)
-    blocks_by_warps = max_warps // warps_per_block
-
-    regs_per_warp = _round_up(regs_per_thread * limits.warp_size, limits.reg_alloc_unit)
-    # A block's warps are spread over the sub-partitions, so it is charged as if its warp
-    # count were rounded up to a multiple of them; more than regs_per_block cannot launch.
-    regs_per_block = regs_per_warp * _round_up(warps_per_block, limits.reg_partitions)
-    if regs_per_block > limits.regs_per_block:
-        blocks_by_regs = 0
-    else:
-        warps_per_partition = (limits.regs_per_sm // limits.reg_partitions) // regs_per_warp
-        blocks_by_regs = warps_per_partition * limits.reg_partitions // warps_per_block
-
-    smem_alloc = _round_up(smem_per_block + limits.smem_reserved_per_block, limits.smem_alloc_unit)
-    blocks_by_smem = limits.smem_per_sm // smem_alloc
-
-    candidates = {
-        "warps": blocks_by_warps,
-        "registers": blocks_by_regs,
-        "shared memory": blocks_by_smem,
-        "blocks": limits.max_blocks_per_sm,
-    }
+    # The rules themselves live in pdc, which also applies them to compiled kernels.
+    candidates = block_limits(limits, block_size, regs_per_thread, smem_per_block)
     blocks_per_sm = min(candidates.values())
     # Report the first binding limit in a fixed order so ties read the same every time.
     limiter = next(name for name, value in candidates.items() if value == blocks_per_sm)
@@ -207,9 +188,9 @@ def occupancy(
     return Occupancy(
         block_size=block_size,
         warps_per_block=warps_per_block,
-        blocks_by_warps=blocks_by_warps,
-        blocks_by_regs=blocks_by_regs,
-        blocks_by_smem=blocks_by_smem,
+        blocks_by_warps=candidates["warps"],
+        blocks_by_regs=candidates["registers"],
+        blocks_by_smem=candidates["shared memory"],
         blocks_by_limit=limits.max_blocks_per_sm,
         blocks_per_sm=blocks_per_sm,
         limiter=limiter,

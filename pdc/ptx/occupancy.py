@@ -79,6 +79,40 @@ def limits_for(device: str | SMLimits) -> SMLimits:
     return DEVICES[device]
 
 
+def block_limits(lim: SMLimits, size: int, registers: int, shared_bytes: int) -> dict[str, int]:
+    """Resident blocks per SM that each limit allows, in a fixed order (ties read the same).
+
+    The one place pdc applies CUDA's occupancy rules; the course's explorer calls it too.
+
+    Args:
+        lim: The SM limits (an :class:`SMLimits`, or any object with the same fields).
+        size: Threads per block.
+        registers: 32-bit registers per thread.
+        shared_bytes: Shared memory per block in bytes.
+
+    Returns:
+        ``{"warps": n, "registers": n, "shared memory": n, "blocks": n}``.
+    """
+    warps = math.ceil(size / lim.warp_size)
+    by_warps = min(lim.max_warps_per_sm, lim.max_threads_per_sm // lim.warp_size) // warps
+    regs_per_warp = _round_up(max(registers, 1) * lim.warp_size, lim.reg_alloc_unit)
+    # A block's warps are spread over the sub-partitions, so it is charged as if its warp
+    # count were rounded up to a multiple of them.
+    if regs_per_warp * _round_up(warps, lim.reg_partitions) > lim.regs_per_block:
+        by_regs = 0
+    else:
+        per_partition = (lim.regs_per_sm // lim.reg_partitions) // regs_per_warp
+        by_regs = per_partition * lim.reg_partitions // warps
+    smem = _round_up(shared_bytes + lim.smem_reserved_per_block, lim.smem_alloc_unit)
+    by_smem = lim.smem_per_sm // smem
+    return {
+        "warps": by_warps,
+        "registers": by_regs,
+        "shared memory": by_smem,
+        "blocks": lim.max_blocks_per_sm,
+    }
+
+
 def occupancy(
     block: int | tuple[int, ...],
     registers: int,
@@ -115,23 +149,7 @@ def occupancy(
             f"got {shared_bytes}"
         )
     warps = math.ceil(size / lim.warp_size)
-    by_warps = min(lim.max_warps_per_sm, lim.max_threads_per_sm // lim.warp_size) // warps
-    regs_per_warp = _round_up(max(registers, 1) * lim.warp_size, lim.reg_alloc_unit)
-    # A block's warps are spread over the sub-partitions, so it is charged as if its warp
-    # count were rounded up to a multiple of them.
-    if regs_per_warp * _round_up(warps, lim.reg_partitions) > lim.regs_per_block:
-        by_regs = 0
-    else:
-        per_partition = (lim.regs_per_sm // lim.reg_partitions) // regs_per_warp
-        by_regs = per_partition * lim.reg_partitions // warps
-    smem = _round_up(shared_bytes + lim.smem_reserved_per_block, lim.smem_alloc_unit)
-    by_smem = lim.smem_per_sm // smem
-    candidates = {
-        "warps": by_warps,
-        "registers": by_regs,
-        "shared memory": by_smem,
-        "blocks": lim.max_blocks_per_sm,
-    }
+    candidates = block_limits(lim, size, registers, shared_bytes)
     blocks = min(candidates.values())
     limiter = next(k for k, v in candidates.items() if v == blocks)  # fixed order on ties
     return Occupancy(
