@@ -95,9 +95,11 @@ def test_student_notebook_runs_top_to_bottom(key, tmp_path):
 
     nb = nbformat.read(ROOT / "exercises" / f"{key}.ipynb", as_version=4)
     client = NotebookClient(
-        nb, timeout=300, kernel_name="python3",
+        nb,
+        timeout=300,
+        kernel_name="python3",
         resources={"metadata": {"path": str(ROOT / "exercises")}},
-    )  # fmt: skip
+    )
     client.execute()
     checks = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("check(")]
     assert checks

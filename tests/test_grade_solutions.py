@@ -21,8 +21,15 @@ pytestmark = pytest.mark.xdist_group("grade-solutions")
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("grade")
-    argv = [str(ROOT / "solutions"), "--json", str(out / "results.json"),
-            "--junit", str(out / "junit.xml"), "--csv", str(out / "scores.csv")]  # fmt: skip
+    argv = [
+        str(ROOT / "solutions"),
+        "--json",
+        str(out / "results.json"),
+        "--junit",
+        str(out / "junit.xml"),
+        "--csv",
+        str(out / "scores.csv"),
+    ]
     rc = grade_main(argv)
     return rc, out
 
@@ -36,8 +43,9 @@ def test_every_exercise_scores_full_marks(graded):
     _, out = graded
     results = json.loads((out / "results.json").read_text())
     assert results["score"] == results["max_score"] > 0
-    failing = [t["name"] + ": " + t["output"] for t in results["tests"]
-               if t["score"] < t["max_score"]]  # fmt: skip
+    failing = [
+        t["name"] + ": " + t["output"] for t in results["tests"] if t["score"] < t["max_score"]
+    ]
     assert not failing, failing
     kernels = {t["tags"][1] for t in results["tests"]}
     expected = {p.name for key in exs.ALL_KEYS for p in exs.exercise(key).parts}
@@ -106,8 +114,17 @@ def test_several_submissions_to_csv_and_out_dir(tmp_path):
         d.mkdir()
     (a / "01_elementwise.ipynb").write_text((ROOT / "solutions/01_elementwise.ipynb").read_text())
     (b / "01_elementwise.ipynb").write_text((ROOT / "exercises/01_elementwise.ipynb").read_text())
-    argv = [str(a), str(b), "-e", "01_elementwise", "--csv", str(tmp_path / "s.csv"),
-            "--out-dir", str(tmp_path / "out"), "-q"]  # fmt: skip
+    argv = [
+        str(a),
+        str(b),
+        "-e",
+        "01_elementwise",
+        "--csv",
+        str(tmp_path / "s.csv"),
+        "--out-dir",
+        str(tmp_path / "out"),
+        "-q",
+    ]
     assert grade_main(argv) == 0
     rows = {r["submission"]: r for r in csv.DictReader((tmp_path / "s.csv").open())}
     assert float(rows["alice"]["01_elementwise"]) == 8

@@ -78,8 +78,10 @@ def test_magics_and_syntax_errors_are_skipped(tmp_path):
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("%timeit 1\n!ls\ndef k(x):\n    x[0] = 1"),
-                nbformat.v4.new_code_cell("this is not python")]  # fmt: skip
+    nb.cells = [
+        nbformat.v4.new_code_cell("%timeit 1\n!ls\ndef k(x):\n    x[0] = 1"),
+        nbformat.v4.new_code_cell("this is not python"),
+    ]
     nbformat.write(nb, tmp_path / "n.ipynb")
     cells = source.notebook_cells(tmp_path / "n.ipynb")
     assert source.extract(cells, ["k"], {}).problems == {}

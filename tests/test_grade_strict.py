@@ -231,12 +231,15 @@ def _problems(body: str, consts=None) -> list[str]:
     return source.extract([src], ["k"], consts or {}).problems.get("k", "").split("; ")
 
 
-@pytest.mark.parametrize("body", [
-    "np = x\nout[0] = np.loads[0]",
-    "for cuda in (x,):\n    pass",
-    "math = 1",
-    "numba, y = x, x",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body",
+    [
+        "np = x\nout[0] = np.loads[0]",
+        "for cuda in (x,):\n    pass",
+        "math = 1",
+        "numba, y = x, x",
+    ],
+)
 def test_module_names_cannot_be_rebound(body):
     assert any("rebinding the module name" in p for p in _problems(body))
 
@@ -246,13 +249,16 @@ def test_module_name_as_parameter_is_refused():
     assert "rebinding the module name 'np'" in ext.problems["k"]
 
 
-@pytest.mark.parametrize("body", [
-    "for _ in range(2):\n    out[0] = x[0]",
-    "for j, v in enumerate(x):\n    out[j] = v",
-    "for a, b in zip(x, out):\n    pass",
-    "i = numba.cuda.grid(1)",
-    "out[0] = cuda.fma(x[0], x[1], x[2])",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body",
+    [
+        "for _ in range(2):\n    out[0] = x[0]",
+        "for j, v in enumerate(x):\n    out[j] = v",
+        "for a, b in zip(x, out):\n    pass",
+        "i = numba.cuda.grid(1)",
+        "out[0] = cuda.fma(x[0], x[1], x[2])",
+    ],
+)
 def test_legal_kernel_code_is_accepted(body):
     assert _problems(body) == [""]
 
@@ -332,8 +338,10 @@ def test_exact_notebook_name_wins(tmp_path):
     found = find_notebooks(tmp_path, warnings)
     assert found["01_elementwise"].name == "01_elementwise.ipynb"
     assert found["02_conv1d"].name == "02_conv1d_v2.ipynb"
-    assert warnings == ["01_elementwise: graded 01_elementwise.ipynb (the exact name); "
-                        "ignored 01_elementwise (copy).ipynb"]  # fmt: skip
+    assert warnings == [
+        "01_elementwise: graded 01_elementwise.ipynb (the exact name); "
+        "ignored 01_elementwise (copy).ipynb"
+    ]
 
 
 def test_kernel_without_source_falls_back_to_threads():

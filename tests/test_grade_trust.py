@@ -24,8 +24,12 @@ def case():
 
 def _write(out, case, *, nonce=NONCE, arrays=None, findings=None):
     n = 256  # one block of 256 threads
-    good = {"out_out": np.zeros(1, np.float32), "shared_loads": np.zeros(n, np.int64),
-            "shared_stores": np.zeros(n, np.int64), "atomics": np.zeros(n, np.int64)}  # fmt: skip
+    good = {
+        "out_out": np.zeros(1, np.float32),
+        "shared_loads": np.zeros(n, np.int64),
+        "shared_stores": np.zeros(n, np.int64),
+        "atomics": np.zeros(n, np.int64),
+    }
     for a in ("a", "b", "out"):
         good[f"loads_{a}"] = np.zeros(n, np.int64)
         good[f"stores_{a}"] = np.zeros(n, np.int64)
@@ -33,8 +37,13 @@ def _write(out, case, *, nonce=NONCE, arrays=None, findings=None):
     good.update(arrays or {})
     with open(out / "c0.npz", "wb") as f:
         np.savez(f, **good)
-    meta = {"nonce": nonce, "case": "c0", "findings": findings or {}, "barriers": 0,
-            "shared_arrays": 0}  # fmt: skip
+    meta = {
+        "nonce": nonce,
+        "case": "c0",
+        "findings": findings or {},
+        "barriers": 0,
+        "shared_arrays": 0,
+    }
     (out / "c0.json").write_text(json.dumps(meta))
 
 
@@ -108,8 +117,10 @@ def test_hidden_cases_change_between_runs():
     a = [c.dims for c in exs.hidden_cases(part, np.random.default_rng(1))]
     b = [c.dims for c in exs.hidden_cases(part, np.random.default_rng(2))]
     assert a != b
-    assert all(c.hidden and c.label.startswith("hidden case") for c in
-               exs.hidden_cases(part, np.random.default_rng(1)))  # fmt: skip
+    assert all(
+        c.hidden and c.label.startswith("hidden case")
+        for c in exs.hidden_cases(part, np.random.default_rng(1))
+    )
 
 
 def test_hidden_quality_feedback_has_no_numbers(tmp_path):

@@ -34,16 +34,19 @@ def strip_solution(text: str, markdown: bool, where: str) -> str:
         m = begin.match(line)
         if m:
             if inside:
-                raise ValueError(f"[assign] expected END SOLUTION before line {n} of {where}, "
-                                 "got a second BEGIN SOLUTION")  # fmt: skip
+                raise ValueError(
+                    f"[assign] expected END SOLUTION before line {n} of {where}, "
+                    "got a second BEGIN SOLUTION"
+                )
             inside, start = True, n
             if not markdown:
                 out += [f"{m.group(1)}# {STUB}", f"{m.group(1)}pass"]
             continue
         if end.match(line):
             if not inside:
-                raise ValueError(f"[assign] expected BEGIN SOLUTION before line {n} of {where}, "
-                                 "got END SOLUTION")  # fmt: skip
+                raise ValueError(
+                    f"[assign] expected BEGIN SOLUTION before line {n} of {where}, got END SOLUTION"
+                )
             inside = False
             continue
         if not inside:
@@ -97,8 +100,9 @@ def generate(src: Path, dst: Path, check: bool = False) -> list[str]:
                 target.write_text(text)
     if dst.is_dir():
         sources = {p.name for p in src.glob("*.ipynb")}
-        changed += [f"{p.name} (no solution)" for p in sorted(dst.glob("*.ipynb"))
-                    if p.name not in sources]  # fmt: skip
+        changed += [
+            f"{p.name} (no solution)" for p in sorted(dst.glob("*.ipynb")) if p.name not in sources
+        ]
     return changed
 
 

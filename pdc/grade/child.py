@@ -75,8 +75,9 @@ def main() -> int:
                 args.append(np.dtype(spec["dtype"]).type(spec["value"]))
         gpu_inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         # Two thread orders: an order-dependent result is a race the records may have missed.
-        rep = sim.launch(fn, tuple(case["grid"]), tuple(case["block"]), args, case["names"],
-                         schedules=2)  # fmt: skip
+        rep = sim.launch(
+            fn, tuple(case["grid"]), tuple(case["block"]), args, case["names"], schedules=2
+        )
         arrays = {}
         for name, a in zip(case["names"], args):
             if name in case["outputs"]:

@@ -18,10 +18,16 @@ def _parser() -> argparse.ArgumentParser:
         "folder holding one notebook per exercise (01_elementwise.ipynb, ...).",
     )
     ap.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-    ap.add_argument("-e", "--exercise", action="append", metavar="KEY",
-                    help="grade only this exercise (repeatable), e.g. 03_matmul")  # fmt: skip
-    ap.add_argument("--json", type=Path, metavar="FILE",
-                    help="write Gradescope results.json (one submission)")  # fmt: skip
+    ap.add_argument(
+        "-e",
+        "--exercise",
+        action="append",
+        metavar="KEY",
+        help="grade only this exercise (repeatable), e.g. 03_matmul",
+    )
+    ap.add_argument(
+        "--json", type=Path, metavar="FILE", help="write Gradescope results.json (one submission)"
+    )
     ap.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML (one submission)")
     ap.add_argument("--csv", type=Path, metavar="FILE", help="write one row of scores per PATH")
     ap.add_argument(
@@ -31,8 +37,9 @@ def _parser() -> argparse.ArgumentParser:
         help="write DIR/NAME/results.json and junit.xml for every submission",
     )
     ap.add_argument("--seed", type=int, help="seed for hidden cases (default: fresh each run)")
-    ap.add_argument("--timeout", type=float, default=None,
-                    help="seconds one kernel's run may take (default 30)")  # fmt: skip
+    ap.add_argument(
+        "--timeout", type=float, default=None, help="seconds one kernel's run may take (default 30)"
+    )
     ap.add_argument("--jobs", type=int, help="kernels graded at once (default: CPUs, max 4)")
     ap.add_argument("--no-hidden", action="store_true", help="public cases only")
     ap.add_argument("-q", "--quiet", action="store_true", help="totals only, no details")

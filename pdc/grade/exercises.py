@@ -336,11 +336,14 @@ def _hidden_matmul(rng):
         return int(rng.choice([TILE, 2 * TILE])) + side
 
     return [
-        (int(rng.integers(1, 40)), int(rng.integers(2 * TILE + 1, 3 * TILE)),
-         int(rng.integers(1, TILE + 1))),
+        (
+            int(rng.integers(1, 40)),
+            int(rng.integers(2 * TILE + 1, 3 * TILE)),
+            int(rng.integers(1, TILE + 1)),
+        ),
         (near_tile(-1), int(rng.integers(1, TILE)), near_tile(+1)),
         (near_tile(+1), near_tile(-1), near_tile(-1)),
-    ]  # fmt: skip
+    ]
 
 
 def _matmul_loads(case, loads):
@@ -439,12 +442,18 @@ KERNEL_EXERCISES = {e.key: e for e in (ELEMENTWISE, CONV1D, MATMUL, CONV2D, REDU
 #: Modules are imported when an exercise is first asked for, so a plug-in costs nothing until
 #: it is graded, and nothing is added to shared tables at import time.
 REGISTRY = {
-    **{key: f"{__name__}:{name}" for key, name in (
-        ("01_elementwise", "ELEMENTWISE"), ("02_conv1d", "CONV1D"), ("03_matmul", "MATMUL"),
-        ("04_conv2d", "CONV2D"), ("05_reduction", "REDUCTION"),
-    )},
+    **{
+        key: f"{__name__}:{name}"
+        for key, name in (
+            ("01_elementwise", "ELEMENTWISE"),
+            ("02_conv1d", "CONV1D"),
+            ("03_matmul", "MATMUL"),
+            ("04_conv2d", "CONV2D"),
+            ("05_reduction", "REDUCTION"),
+        )
+    },
     "06_ring": "pdc.grade.ring:RING",
-}  # fmt: skip
+}
 ALL_KEYS = tuple(REGISTRY)
 
 

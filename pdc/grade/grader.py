@@ -97,10 +97,16 @@ def _write_inputs(cases, folder: Path) -> list[dict]:
                 args.append({"kind": "array", "file": fname})
             else:
                 args.append({"kind": "scalar", "value": float(v), "dtype": np.dtype(type(v)).str})
-        specs.append({
-            "id": cid, "names": list(c.args), "args": args, "grid": list(c.grid),
-            "block": list(c.block), "outputs": list(c.outputs),
-        })  # fmt: skip
+        specs.append(
+            {
+                "id": cid,
+                "names": list(c.args),
+                "args": args,
+                "grid": list(c.grid),
+                "block": list(c.block),
+                "outputs": list(c.outputs),
+            }
+        )
     return specs
 
 
@@ -244,10 +250,16 @@ def _has_gpu() -> bool:
 def _run_child(part, cases, ext, timeout, gpu):
     with sandbox.workspace() as ws:
         job = {
-            "nonce": ws.nonce, "kernel": part.name, "functions": ext.functions,
-            "constants": ext.constants, "aliases": ext.aliases, "inputs": str(ws.inputs),
-            "outdir": str(ws.out), "cases": _write_inputs(cases, ws.inputs), "gpu": bool(gpu),
-        }  # fmt: skip
+            "nonce": ws.nonce,
+            "kernel": part.name,
+            "functions": ext.functions,
+            "constants": ext.constants,
+            "aliases": ext.aliases,
+            "inputs": str(ws.inputs),
+            "outdir": str(ws.out),
+            "cases": _write_inputs(cases, ws.inputs),
+            "gpu": bool(gpu),
+        }
         note = sandbox.run_child(job, ws.root, timeout, gpu)
         results = [_load_result(c, f"c{k}", ws.out, ws.nonce, gpu) for k, c in enumerate(cases)]
     if note.startswith("timed out"):
@@ -361,8 +373,16 @@ def grade(
 def _grade_task(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds=()):
     grade_fn = part.runner or run_part
     kwargs = {"compiled": compiled} if part.runner is None else {}
-    return grade_fn(ex, part, cells, seed=seed, timeout=timeout, hidden=hidden,
-                    extra_seeds=extra_seeds, **kwargs)  # fmt: skip
+    return grade_fn(
+        ex,
+        part,
+        cells,
+        seed=seed,
+        timeout=timeout,
+        hidden=hidden,
+        extra_seeds=extra_seeds,
+        **kwargs,
+    )
 
 
 def compile_gate(tasks) -> dict:

@@ -73,8 +73,11 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
             raise TypeError(f"[judge] expected outputs for case {r.case.label}, got None")
         msg = _mismatch(r.case, name, exp, r.outputs[name], part)
         if msg:
-            seen = [f"{r.report.count(k)} {k}" for k in ("race", "divergence", "uninitialized",
-                    "warp") if r.report is not None and r.report.count(k)]  # fmt: skip
+            seen = [
+                f"{r.report.count(k)} {k}"
+                for k in ("race", "divergence", "uninitialized", "warp")
+                if r.report is not None and r.report.count(k)
+            ]
             if seen:
                 msg += f" (the simulator also saw findings: {', '.join(seen)})"
             return msg

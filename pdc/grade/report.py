@@ -36,15 +36,17 @@ def gradescope(sub) -> dict:
     tests = []
     for i, p in enumerate(sub.parts, 1):
         for j, v in enumerate(p.verdicts, 1):
-            tests.append({
-                "name": f"{p.exercise} {v.test}",
-                "number": f"{i}.{j}",
-                "score": v.score,
-                "max_score": v.max_score,
-                "output": v.output,
-                "visibility": "visible",
-                "tags": [p.exercise, p.part, v.criterion],
-            })  # fmt: skip
+            tests.append(
+                {
+                    "name": f"{p.exercise} {v.test}",
+                    "number": f"{i}.{j}",
+                    "score": v.score,
+                    "max_score": v.max_score,
+                    "output": v.output,
+                    "visibility": "visible",
+                    "tags": [p.exercise, p.part, v.criterion],
+                }
+            )
     return {
         "score": sub.score,
         "max_score": sub.max_score,
@@ -70,9 +72,15 @@ def junit(sub) -> str:
         cases = [(p, v) for p in parts for v in p.verdicts]
         fails = sum(not v.passed for _, v in cases)
         suite = ET.SubElement(
-            root, "testsuite", name=key, tests=str(len(cases)), failures=str(fails),
-            errors="0", skipped="0", time=f"{sum(p.seconds for p in parts):.3f}",
-        )  # fmt: skip
+            root,
+            "testsuite",
+            name=key,
+            tests=str(len(cases)),
+            failures=str(fails),
+            errors="0",
+            skipped="0",
+            time=f"{sum(p.seconds for p in parts):.3f}",
+        )
         props = ET.SubElement(suite, "properties")
         score, max_score = sum(p.score for p in parts), sum(p.max_score for p in parts)
         ET.SubElement(props, "property", name="score", value=f"{score:g}")

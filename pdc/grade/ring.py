@@ -150,18 +150,22 @@ def child_main(job: dict, out) -> None:
     inputs = Path(job["inputs"])
     cases = [np.load(inputs / c["file"], allow_pickle=False) for c in job["cases"]]
     try:
-        kdef = handler_from_source(job["functions"][job["kernel"]], job["kernel"],
-                                   job["constants"])  # fmt: skip
+        kdef = handler_from_source(job["functions"][job["kernel"]], job["kernel"], job["constants"])
     except Exception as e:  # a handler the ring's validator refuses
-        (out / "rejected.json").write_text(json.dumps({"nonce": job["nonce"],
-                                                       "error": str(e)[:400]}))  # fmt: skip
+        (out / "rejected.json").write_text(
+            json.dumps({"nonce": job["nonce"], "error": str(e)[:400]})
+        )
         return
     for c, res in zip(job["cases"], run_cases(kdef, cases)):
         arrays = {k: res[k] for k in ("sent", "corr", "status", "records") if k in res}
         with open(out / f"{c['id']}.npz", "wb") as f:
             np.savez(f, **arrays)
-        meta = {"nonce": job["nonce"], "case": c["id"], "error": res["error"],
-                "telemetry": res["telemetry"]}  # fmt: skip
+        meta = {
+            "nonce": job["nonce"],
+            "case": c["id"],
+            "error": res["error"],
+            "telemetry": res["telemetry"],
+        }
         (out / f"{c['id']}.json").write_text(json.dumps(meta))
 
 
@@ -194,13 +198,16 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
         or fn.returns is not None
         or any(x.annotation is not None for x in a.args + a.kwonlyargs + a.posonlyargs)
     ):
-        return None, "the handler must be declared as `def detect(req, rep):`"  # fmt: skip
+        return None, "the handler must be declared as `def detect(req, rep):`"
     for node in ast.walk(fn):
         bad = (isinstance(node, ast.Name) and node.id.startswith("__")) or (
             isinstance(node, ast.Attribute) and node.attr.startswith("_")
         )
-        if bad or isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.FunctionDef))\
-                and node is not fn:  # fmt: skip
+        if (
+            bad
+            or isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.FunctionDef))
+            and node is not fn
+        ):
             assert isinstance(node, (ast.expr, ast.stmt))  # the kinds refused above carry lines
             return None, f"line {node.lineno - fn.lineno + 1}: not allowed in a ring handler"
     lines = src.splitlines()[fn.lineno - 1 : fn.end_lineno]
@@ -287,8 +294,10 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
             ok = np.isclose(got[f], want[f], rtol=1e-9, atol=1e-9)
             if not ok.all():
                 t = int(np.argmin(ok))
-                problem = (f"reply to message {t} ({f}) differs: expected {want[f][t]:.6g}, "
-                           f"got {got[f][t]:.6g}")  # fmt: skip
+                problem = (
+                    f"reply to message {t} ({f}) differs: expected {want[f][t]:.6g}, "
+                    f"got {got[f][t]:.6g}"
+                )
         problems.append(problem)
         tel = res["telemetry"]
         if tel["errors"] or tel["dropped"] or tel["in_flight"] or tel["processed"] != sent_total:
@@ -301,19 +310,32 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
     pub = [(c, p) for c, p in zip(cases, problems) if not c.hidden]
     hid = [(c, p) for c, p in zip(cases, problems) if c.hidden]
     public_ok = all(p is None for _, p in pub)
-    add("public", public_ok, "\n".join(f"case {c.label}: {p}" for c, p in pub if p)
-        or f"all {len(pub)} public cases pass")  # fmt: skip
+    add(
+        "public",
+        public_ok,
+        "\n".join(f"case {c.label}: {p}" for c, p in pub if p)
+        or f"all {len(pub)} public cases pass",
+    )
     if "hidden" in part.points:
         good = sum(p is None for _, p in hid)
         lines = [f"{good} of {len(hid)} hidden cases pass"]
-        lines += [f"{c.label} failed: {'wrong values' if p.startswith('reply') else 'no result'}"
-                  for c, p in hid if p]  # fmt: skip
+        lines += [
+            f"{c.label} failed: {'wrong values' if p.startswith('reply') else 'no result'}"
+            for c, p in hid
+            if p
+        ]
         add("hidden", good / len(hid) if hid else 0.0, "\n".join(lines))
     gate = "" if public_ok else "not awarded until the public cases pass"
-    add("ordering", bool(public_ok and not order_bad),
-        gate or "\n".join(order_bad) or "one reply per request, in order")  # fmt: skip
-    add("telemetry", bool(public_ok and not tel_bad),
-        gate or "\n".join(tel_bad) or "processed every message, no errors, no drops")  # fmt: skip
+    add(
+        "ordering",
+        bool(public_ok and not order_bad),
+        gate or "\n".join(order_bad) or "one reply per request, in order",
+    )
+    add(
+        "telemetry",
+        bool(public_ok and not tel_bad),
+        gate or "\n".join(tel_bad) or "processed every message, no errors, no drops",
+    )
     return verdicts
 
 
@@ -342,16 +364,28 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
         part = _public_part(part)
     src, why = precheck(cells, part.name)
     if src is None:
-        return grader.PartResult(ex.key, part.name, _judge(part, cases, [None] * len(cases),
-                                 f"rejected: {why}"), time.perf_counter() - t0, why)  # fmt: skip
+        return grader.PartResult(
+            ex.key,
+            part.name,
+            _judge(part, cases, [None] * len(cases), f"rejected: {why}"),
+            time.perf_counter() - t0,
+            why,
+        )
     with sandbox.workspace() as ws:
         specs = []
         for k, c in enumerate(cases):
             np.save(ws.inputs / f"c{k}.npy", c.args["requests"], allow_pickle=False)
             specs.append({"id": f"c{k}", "file": f"c{k}.npy"})
-        job = {"entry": f"{__name__}:child_main", "nonce": ws.nonce, "kernel": part.name,
-               "functions": {part.name: src}, "constants": _constants(ex, cells),
-               "outdir": str(ws.out), "inputs": str(ws.inputs), "cases": specs}  # fmt: skip
+        job = {
+            "entry": f"{__name__}:child_main",
+            "nonce": ws.nonce,
+            "kernel": part.name,
+            "functions": {part.name: src},
+            "constants": _constants(ex, cells),
+            "outdir": str(ws.out),
+            "inputs": str(ws.inputs),
+            "cases": specs,
+        }
         note = sandbox.run_child(job, ws.root, timeout)
         rejected = None
         rej = ws.out / "rejected.json"
@@ -367,10 +401,10 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
                 results.append(None)
     if note and not rejected:
         rejected = note
-    verdicts = _judge(part, cases, results, rejected if all(r is None for r in results)
-                      else None)  # fmt: skip
-    return grader.PartResult(ex.key, part.name, verdicts, time.perf_counter() - t0,
-                             rejected or note)  # fmt: skip
+    verdicts = _judge(part, cases, results, rejected if all(r is None for r in results) else None)
+    return grader.PartResult(
+        ex.key, part.name, verdicts, time.perf_counter() - t0, rejected or note
+    )
 
 
 def _constants(ex, cells) -> dict:

@@ -41,8 +41,9 @@ def workspace() -> Iterator[Workspace]:
     """A fresh Workspace, removed with everything in it on exit."""
     root = Path(tempfile.mkdtemp(prefix="pdc-grade-"))
     try:
-        ws = Workspace(root, root / "in", root / f"out-{secrets.token_hex(8)}",
-                       secrets.token_hex(16))  # fmt: skip
+        ws = Workspace(
+            root, root / "in", root / f"out-{secrets.token_hex(8)}", secrets.token_hex(16)
+        )
         ws.inputs.mkdir(mode=0o700)
         ws.out.mkdir(mode=0o700)
         yield ws
@@ -83,9 +84,14 @@ def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
     )
     proc = subprocess.Popen(
         [sys.executable, "-I", "-c", boot],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        cwd=cwd, env=child_env(gpu), preexec_fn=limits(timeout, gpu), start_new_session=True,
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=child_env(gpu),
+        preexec_fn=limits(timeout, gpu),
+        start_new_session=True,
+    )
     try:
         _, err = proc.communicate(json.dumps(job).encode(), timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -117,8 +117,21 @@ class LaunchReport:
 class _Ctx:
     """One simulated thread: coordinates, scheduling state and what it has synced with."""
 
-    __slots__ = ("gtid", "tid", "bid", "threadIdx", "blockIdx", "state", "op", "result",
-                 "sem", "exc", "gen", "seen", "g")  # fmt: skip
+    __slots__ = (
+        "gtid",
+        "tid",
+        "bid",
+        "threadIdx",
+        "blockIdx",
+        "state",
+        "op",
+        "result",
+        "sem",
+        "exc",
+        "gen",
+        "seen",
+        "g",
+    )
 
     def __init__(self, gtid, tid, bid, thread_idx, block_idx):
         self.gtid, self.tid, self.bid = gtid, tid, bid
@@ -329,18 +342,24 @@ class _Launch:
         where = f"(block {tuple(waiting[0].blockIdx)})"
         if len(waiting) < len(ctxs):
             done = len(ctxs) - len(waiting)
-            self.finding("divergence", f"syncthreads() reached by {len(waiting)} of {len(ctxs)} "
-                         f"threads; {done} exited without reaching it (barrier inside a branch?) "
-                         f"{where}", where=False)  # fmt: skip
+            self.finding(
+                "divergence",
+                f"syncthreads() reached by {len(waiting)} of {len(ctxs)} "
+                f"threads; {done} exited without reaching it (barrier inside a branch?) "
+                f"{where}",
+                where=False,
+            )
         sites = {c.op[2] for c in waiting}
         if len(sites) > 1 or any(c.op[0] != "block" for c in waiting):
             lines = sorted(s[1] - s[0].co_firstlineno + 1 for s in sites if s is not None)
-            self.finding("divergence", "threads of one block wait at different syncthreads() "
-                         f"calls (lines {lines}): barrier inside a branch? {where}",
-                         where=False)  # fmt: skip
+            self.finding(
+                "divergence",
+                "threads of one block wait at different syncthreads() "
+                f"calls (lines {lines}): barrier inside a branch? {where}",
+                where=False,
+            )
         preds = [bool(c.op[4]) for c in waiting if c.op[0] == "block"]
-        result = {"sync": None, "count": sum(preds), "and": int(all(preds)),
-                  "or": int(any(preds))}  # fmt: skip
+        result = {"sync": None, "count": sum(preds), "and": int(all(preds)), "or": int(any(preds))}
         self.barriers += 1
         for a in self.arrays:
             a.new_epoch()
@@ -443,8 +462,12 @@ def launch(kernel, grid, block, args, names=None, *, schedules: int = 1) -> Laun
             if not same.all():
                 L.cur = None
                 f = int(np.argmin(same.reshape(-1)))
-                L.finding("race", f"{a.name}{a.pos(f)} differs when blocks and threads run in "
-                          "another order: a race between threads?", where=False)  # fmt: skip
+                L.finding(
+                    "race",
+                    f"{a.name}{a.pos(f)} differs when blocks and threads run in "
+                    "another order: a race between threads?",
+                    where=False,
+                )
                 break
         for kind, v in other.findings.items():
             L.findings.setdefault(kind, v)

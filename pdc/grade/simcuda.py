@@ -50,8 +50,9 @@ class _Atomic:
             return lambda old, v: v if math.isnan(old) else old if math.isnan(v) else pick(old, v)
 
         def cas(ary, idx, old, val):
-            return simmem.unwrap(ary, launch).atomic(idx, lambda cur, v: v if cur == old else cur,
-                                                     val)  # fmt: skip
+            return simmem.unwrap(ary, launch).atomic(
+                idx, lambda cur, v: v if cur == old else cur, val
+            )
 
         def inc(old, limit):
             return 0 if old >= limit else old + 1

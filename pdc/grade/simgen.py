@@ -124,8 +124,9 @@ def has_collective(fn, memo: dict | None = None) -> bool:
 def rewrite(fn, g: dict, memo: dict):
     """``fn`` as a generator function defined in globals ``g`` (names already rebound)."""
     node = _parse(fn)
-    gen_callees = {name for name, c in _callees(node, fn.__globals__).items()
-                   if has_collective(c, memo)}  # fmt: skip
+    gen_callees = {
+        name for name, c in _callees(node, fn.__globals__).items() if has_collective(c, memo)
+    }
     node = _Rewrite(gen_callees).visit(node)
     module = ast.fix_missing_locations(ast.Module([node], []))
     code = compile(module, fn.__code__.co_filename, "exec")

@@ -86,8 +86,26 @@ class SimArray:
     (``t.seen[u] >= g``, updated by ``syncwarp``).
     """
 
-    __slots__ = ("a", "flat", "dims", "name", "shared", "L", "loads", "stores", "w", "r",
-                 "at", "wb", "rb", "ab", "init", "bad", "written", "owner")  # fmt: skip
+    __slots__ = (
+        "a",
+        "flat",
+        "dims",
+        "name",
+        "shared",
+        "L",
+        "loads",
+        "stores",
+        "w",
+        "r",
+        "at",
+        "wb",
+        "rb",
+        "ab",
+        "init",
+        "bad",
+        "written",
+        "owner",
+    )
 
     def __init__(self, a: np.ndarray, name: str, launch, shared: bool = False):
         self.a = a
@@ -169,12 +187,18 @@ class SimArray:
                 L.finding("race", f"read {self.name}{self.pos(f)} written by another block")
         w = self.w.get(f)
         if w is not None and w[0] != t.tid and t.seen.get(w[0], -1) < w[1]:
-            L.finding("race", f"read {self.name}{self.pos(f)} written by another thread of the "
-                      "block with no barrier in between")  # fmt: skip
+            L.finding(
+                "race",
+                f"read {self.name}{self.pos(f)} written by another thread of the "
+                "block with no barrier in between",
+            )
         at = self.at.get(f)
         if at is not None and self._unordered(t, at):
-            L.finding("race", f"read {self.name}{self.pos(f)} updated atomically by another "
-                      "thread of the block with no barrier in between")  # fmt: skip
+            L.finding(
+                "race",
+                f"read {self.name}{self.pos(f)} updated atomically by another "
+                "thread of the block with no barrier in between",
+            )
         r = self.r.get(f)
         if r is None:
             self.r[f] = {t.tid: t.gen}
@@ -197,12 +221,18 @@ class SimArray:
             self._wrote(t, f)
         w = self.w.get(f)
         if w is not None and w[0] != t.tid and t.seen.get(w[0], -1) < w[1]:
-            L.finding("race", f"write {self.name}{self.pos(f)} also written by another thread "
-                      "of the block with no barrier in between")  # fmt: skip
+            L.finding(
+                "race",
+                f"write {self.name}{self.pos(f)} also written by another thread "
+                "of the block with no barrier in between",
+            )
         for what, d in (("read", self.r.get(f)), ("updated atomically", self.at.get(f))):
             if d is not None and self._unordered(t, d):
-                L.finding("race", f"write {self.name}{self.pos(f)} {what} by another thread "
-                          "of the block with no barrier in between")  # fmt: skip
+                L.finding(
+                    "race",
+                    f"write {self.name}{self.pos(f)} {what} by another thread "
+                    "of the block with no barrier in between",
+                )
         self.w[f] = (t.tid, t.gen)
         self.flat[f] = value
 
@@ -244,8 +274,11 @@ class SimArray:
         if (w is not None and w[0] != t.tid and t.seen.get(w[0], -1) < w[1]) or (
             r is not None and self._unordered(t, r)
         ):
-            L.finding("race", f"atomic on {self.name}{self.pos(f)} also used without an atomic "
-                      "by another thread of the block with no barrier in between")  # fmt: skip
+            L.finding(
+                "race",
+                f"atomic on {self.name}{self.pos(f)} also used without an atomic "
+                "by another thread of the block with no barrier in between",
+            )
         d = self.at.get(f)
         if d is None:
             self.at[f] = {t.tid: t.gen}
@@ -318,8 +351,11 @@ class LocalArray:
         self._L = launch
         self._init = bytearray(self._a.size)
         self.shape, self.size, self.ndim, self.dtype = (
-            self._a.shape, self._a.size, self._a.ndim, self._a.dtype,
-        )  # fmt: skip
+            self._a.shape,
+            self._a.size,
+            self._a.ndim,
+            self._a.dtype,
+        )
 
     def __getitem__(self, idx):
         f = _flat_index(idx, self.shape, "read", "local array", self._L)

@@ -42,8 +42,11 @@ def resolve_warps(L, ctxs) -> bool:
             for c in group:
                 mask |= c.op[3]
             here = {id(c) for c in group}
-            late = [c for i, c in enumerate(lanes) if mask >> i & 1 and id(c) not in here
-                    and c.state == "wait"]  # fmt: skip
+            late = [
+                c
+                for i, c in enumerate(lanes)
+                if mask >> i & 1 and id(c) not in here and c.state == "wait"
+            ]
             if group[0].op[1] == "activemask" or not late:
                 _resolve(L, lanes, group, mask)
                 return True
@@ -52,8 +55,12 @@ def resolve_warps(L, ctxs) -> bool:
         return pending
     group, mask, late = stuck  # lanes named in the mask wait elsewhere: they never arrive
     L.cur = group[0]
-    L.finding("warp", f"{group[0].op[1]} at {_line(group[0].op[2])} names lanes in its mask "
-              f"that wait at another call ({_line(late[0].op[2])})", where=False)  # fmt: skip
+    L.finding(
+        "warp",
+        f"{group[0].op[1]} at {_line(group[0].op[2])} names lanes in its mask "
+        f"that wait at another call ({_line(late[0].op[2])})",
+        where=False,
+    )
     _resolve(L, lanes_of(ctxs, group[0]), group, mask)
     return True
 
@@ -69,8 +76,9 @@ def _resolve(L, lanes, group, mask):
     for c in group:
         if not (c.op[3] >> (c.tid % WARP)) & 1 and kind != "activemask":
             L.cur = c
-            L.finding("warp", f"{kind} called by a lane that its own mask {c.op[3]:#010x} "
-                      "leaves out")  # fmt: skip
+            L.finding(
+                "warp", f"{kind} called by a lane that its own mask {c.op[3]:#010x} leaves out"
+            )
     if kind == "syncwarp":
         gens = {c.tid: c.gen for c in group}
         for c in group:
@@ -85,8 +93,12 @@ def _resolve(L, lanes, group, mask):
     elif kind in ("all", "any", "ballot", "eq"):
         preds = [bool(c.op[4]) for c in group]
         ballot = sum(1 << (c.tid % WARP) for c in group if c.op[4])
-        value = {"all": int(all(preds)), "any": int(any(preds)), "ballot": ballot,
-                 "eq": int(len(set(preds)) == 1)}[kind]  # fmt: skip
+        value = {
+            "all": int(all(preds)),
+            "any": int(any(preds)),
+            "ballot": ballot,
+            "eq": int(len(set(preds)) == 1),
+        }[kind]
         for c in group:
             c.result = value
     else:
@@ -116,10 +128,12 @@ def _shuffle(L, c, kind, by_lane, mask, nlanes):
     if other is not None and mask >> src & 1:
         return other.op[4]
     why = (
-        "not part of the block" if src >= nlanes
-        else "not in the mask" if not mask >> src & 1
+        "not part of the block"
+        if src >= nlanes
+        else "not in the mask"
+        if not mask >> src & 1
         else "not at this call (exited or elsewhere)"
-    )  # fmt: skip
+    )
     L.cur = c
     L.finding("warp", f"shfl ({kind}) reads lane {src}, which is {why}: its value is undefined")
     return _garbage_like(value)

@@ -24,23 +24,77 @@ import numpy as np
 from pdc.grade import spelling
 
 ALLOWED_BUILTINS = (
-    "range", "min", "max", "abs", "int", "float", "bool", "len", "round", "print", "enumerate",
-    "zip", "pow", "divmod", "complex",
-)  # fmt: skip
+    "range",
+    "min",
+    "max",
+    "abs",
+    "int",
+    "float",
+    "bool",
+    "len",
+    "round",
+    "print",
+    "enumerate",
+    "zip",
+    "pow",
+    "divmod",
+    "complex",
+)
 MODULE_ROOTS = ("cuda", "math", "numba", "np", "numpy")
 ARRAY_ATTRS = ("shape", "size", "ndim", "x", "y", "z", "dtype", "real", "imag")
 DTYPE_NAMES = (
-    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "boolean", "bool_", "complex64", "complex128",
-)  # fmt: skip
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "boolean",
+    "bool_",
+    "complex64",
+    "complex128",
+)
 
 _ALLOWED_NODES = (
-    ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.Assign, ast.AugAssign,
-    ast.AnnAssign, ast.For, ast.While, ast.If, ast.Break, ast.Continue, ast.Pass, ast.Expr,
-    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp, ast.Call, ast.Constant,
-    ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.keyword, ast.Load, ast.Store,
-    ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.expr_context,
-)  # fmt: skip
+    ast.FunctionDef,
+    ast.arguments,
+    ast.arg,
+    ast.Return,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.For,
+    ast.While,
+    ast.If,
+    ast.Break,
+    ast.Continue,
+    ast.Pass,
+    ast.Expr,
+    ast.BoolOp,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Compare,
+    ast.IfExp,
+    ast.Call,
+    ast.Constant,
+    ast.Name,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Tuple,
+    ast.keyword,
+    ast.Load,
+    ast.Store,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+    ast.boolop,
+    ast.expr_context,
+)
 
 
 @dataclass
@@ -124,8 +178,10 @@ class _Checker(ast.NodeVisitor):
         if name.startswith("__"):
             self.bad(node, f"the name {name!r}")
         elif isinstance(node.ctx, ast.Load) and name not in self.locals | self.known:
-            self.bad(node, f"the name {name!r} (not a kernel argument, local, constant or "
-                     "device function)")  # fmt: skip
+            self.bad(
+                node,
+                f"the name {name!r} (not a kernel argument, local, constant or device function)",
+            )
 
     def visit_Attribute(self, node):  # noqa: N802
         if not isinstance(node.ctx, ast.Load):
@@ -177,11 +233,19 @@ def check_function(fn: ast.FunctionDef, known: set) -> list[str]:
 
 
 _BINOPS = {
-    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
-    ast.Pow: lambda a, b: a**b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
-    ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
-}  # fmt: skip
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a**b,
+    ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b,
+    ast.BitAnd: lambda a, b: a & b,
+    ast.BitOr: lambda a, b: a | b,
+    ast.BitXor: lambda a, b: a ^ b,
+}
 #: Longest tuple of numbers taken as a constant (a shape, or unrolled offsets like (16, 8, 4)).
 MAX_TUPLE = 64
 _CALLS: dict[str, Callable] = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
@@ -215,9 +279,12 @@ def _evaluate(node, env: dict):
         vals = [_evaluate(e, env) for e in node.elts]
         return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
     if (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-        and node.func.id in _CALLS and not node.keywords and node.args
-    ):  # fmt: skip
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _CALLS
+        and not node.keywords
+        and node.args
+    ):
         vals = [_evaluate(a, env) for a in node.args]
         if all(isinstance(v, _NUMBER) for v in vals):
             try:
