@@ -65,6 +65,10 @@ class Part:
     runner: Callable | None = None
     checker: Callable | None = None
     titles: dict = field(default_factory=dict)
+    # Criteria of the exercise's own: criterion -> judge(part, results) -> (fraction, text),
+    # where results are the judge module's CaseResults of the cases that ran (public first
+    # is not guaranteed; hidden ones must not reveal sizes). Each needs a title in titles.
+    judges: dict = field(default_factory=dict)
 
     def criterion_title(self, criterion: str) -> str:
         """What a criterion checks, in words."""
@@ -453,6 +457,11 @@ REGISTRY = {
         )
     },
     "06_ring": "pdc.grade.ring:RING",
+    "07_histogram": "pdc.grade.ex_histogram:HISTOGRAM",
+    "08_scan": "pdc.grade.ex_scan:SCAN",
+    "09_transpose": "pdc.grade.ex_transpose:TRANSPOSE",
+    "10_warp_reduce": "pdc.grade.ex_warp_reduce:WARP_REDUCE",
+    "11_softmax": "pdc.grade.ex_softmax:SOFTMAX",
 }
 ALL_KEYS = tuple(REGISTRY)
 

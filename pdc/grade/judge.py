@@ -163,18 +163,18 @@ def judge(part: Part, results: list[CaseResult], expected: list[dict]) -> list[V
         else:
             frac, msg = _quality(criterion, part, ran)
             if not public_ok:  # say what is wrong, but award nothing until the kernel works
-                frac = 0.0
                 msg = "not awarded until the public cases pass" + (
-                    "" if msg.startswith(_OK) else f"; also: {msg}"
+                    "" if frac >= 1.0 else f"; also: {msg}"
                 )
+                frac = 0.0
             add(criterion, frac, msg)
     return verdicts
 
 
-_OK = ("no ", "work is spread", "shared memory cuts")
-
-
 def _quality(criterion, part, ran):
+    if criterion in part.judges:
+        frac, msg = part.judges[criterion](part, ran)
+        return min(1.0, max(0.0, float(frac))), msg
     if criterion == "bounds":
         lines = _finding_lines(ran, ("oob",))
         return (0.0 if lines else 1.0), "\n".join(lines) or "no out-of-bounds access"

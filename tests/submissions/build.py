@@ -5,7 +5,8 @@ kernel where the stub was, optionally adds top-level cells, and writes
 ``tests/submissions/<case>/<exercise>.ipynb`` plus ``expect.json``: the criteria that must
 fail, those that must still pass, and a phrase the feedback must contain.
 
-Run ``.venv/bin/python tests/submissions/build.py`` after changing a case or an exercise.
+Run ``.venv/bin/python tests/submissions/build.py [EXERCISE_OR_CASE ...]`` after changing a case
+or an exercise (no arguments: every case).
 """
 
 from __future__ import annotations
@@ -23,6 +24,16 @@ sys.path.insert(0, str(HERE))
 
 from review_cases import CASES as REVIEW_CASES  # noqa: E402 - a sibling file, not a package
 from strict_cases import CASES as STRICT_CASES  # noqa: E402
+
+
+def _exercise_cases() -> dict:
+    """Cases of the later exercises: one sibling file ``cases_<exercise>.py`` each."""
+    import importlib
+
+    found: dict = {}
+    for path in sorted(HERE.glob("cases_*.py")):
+        found.update(importlib.import_module(path.stem).CASES)
+    return found
 
 CASES = {
     # -- bugs the checker must catch ----------------------------------------------------------
@@ -537,8 +548,11 @@ def _with_kernel(exercise: str, part: str, kernel: str | None, extra_cells=(), e
     return nb
 
 
-def build() -> None:
-    for name, case in {**CASES, **STRICT_CASES, **REVIEW_CASES}.items():
+def build(only: list[str] | None = None) -> None:
+    """Write every case's folder, or only the cases whose exercise or name is in ``only``."""
+    for name, case in {**CASES, **STRICT_CASES, **REVIEW_CASES, **_exercise_cases()}.items():
+        if only and name not in only and case["exercise"] not in only:
+            continue
         folder = HERE / name
         folder.mkdir(exist_ok=True)
         files = case.get("files") or {f"{case['exercise']}.ipynb": case.get("kernel")}
@@ -552,4 +566,4 @@ def build() -> None:
 
 
 if __name__ == "__main__":
-    build()
+    build(sys.argv[1:])
