@@ -1,11 +1,14 @@
 """Exercise 6: a ring-kernel actor that keeps running statistics and flags anomalies.
 
-The student writes one pdc.ring handler, ``detect(req, rep)``: given the statistics of the
-readings so far (count, mean, sum of squared deviations ``m2``, Welford's method) and a new
-reading ``x``, it replies with the updated statistics, the reading's z-score against the
-previous readings, and an anomaly flag. The grader streams public and hidden sequences through
-a launched ring kernel (in a child process, like every graded kernel) and checks the replies'
-values, their order (one reply per request, in the order sent) and the kernel's telemetry.
+The student writes one pdc.ring handler with state, ``detect(req, rep, state)``: the kernel
+keeps the statistics of the readings so far in its own state (count, mean, sum of squared
+deviations ``m2``, Welford's method); a request carries one reading ``x``, and the reply
+carries the count and mean after it, the reading's z-score against the previous readings,
+and an anomaly flag. The grader streams public and hidden sequences of readings through one
+launched ring kernel (in a child process, like every graded kernel), resetting its state
+before each stream, and checks the replies' values (a wrong one names the state the kernel
+should have held before it), the state left after each stream, the replies' order (one
+reply per request, in the order sent) and the kernel's telemetry.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ import numpy as np
 from pdc.grade import exercises as exs
 from pdc.grade.judge import Verdict
 
-REQUEST = np.dtype([("x", "f8"), ("count", "f8"), ("mean", "f8"), ("m2", "f8")])
-REPLY = np.dtype([("count", "f8"), ("mean", "f8"), ("m2", "f8"), ("z", "f8"), ("flag", "i8")])
+REQUEST = np.dtype([("x", "f8")])
+STATE = np.dtype([("count", "f8"), ("mean", "f8"), ("m2", "f8")])
+REPLY = np.dtype([("count", "f8"), ("mean", "f8"), ("z", "f8"), ("flag", "i8")])
 THRESHOLD = 4.0  # flag readings more than THRESHOLD standard deviations from the mean
 MIN_COUNT = 10  # ... once at least MIN_COUNT readings have been seen
 QUEUE_SIZE = 1024
@@ -48,17 +52,29 @@ def detect_spec(x: float, count: float, mean: float, m2: float) -> tuple:
     return n, new_mean, new_m2, z, flag
 
 
-def stream_requests(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The requests of a stream (each carrying the state before it) and the expected replies."""
-    req = np.zeros(x.size, REQUEST)
+def stream_expected(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The expected replies of a stream and the state before each reading (and after all).
+
+    Returns:
+        ``(replies, states)``: ``REPLY`` records, one per reading, and ``STATE`` records,
+        ``states[t]`` the state after ``t`` readings (``states[-1]``: after the stream).
+    """
     rep = np.zeros(x.size, REPLY)
+    states = np.zeros(x.size + 1, STATE)
     state = (0.0, 0.0, 0.0)
     for t, v in enumerate(x):
-        req[t] = (v, *state)
-        out = detect_spec(float(v), *state)
-        rep[t] = out
-        state = out[:3]
-    return req, rep
+        n, mean, m2, z, flag = detect_spec(float(v), *state)
+        rep[t] = (n, mean, z, flag)
+        state = (n, mean, m2)
+        states[t + 1] = state
+    return rep, states
+
+
+def stream_requests(x: np.ndarray) -> np.ndarray:
+    """The requests of a stream: one reading each (the statistics stay in the kernel)."""
+    req = np.zeros(x.size, REQUEST)
+    req["x"] = x
+    return req
 
 
 def make_stream(rng: np.random.Generator, n: int, spikes: int) -> np.ndarray:
@@ -72,7 +88,7 @@ def make_stream(rng: np.random.Generator, n: int, spikes: int) -> np.ndarray:
 
 
 def _case(label, x, hidden=False):
-    req, rep = stream_requests(x)
+    req = stream_requests(x)
     return exs.Case(label, {"requests": req}, ("replies",), (1,), (1,), hidden, {"n": x.size})
 
 
@@ -98,22 +114,30 @@ def hidden_cases(rng) -> list:
 
 # -- running a handler on cases (in the child process, or in the notebook for checks) --------
 def run_cases(kdef, cases_requests: list, timeout: float = 20.0) -> list[dict]:
-    """Stream each case's requests through one launched kernel; raw results per case."""
+    """Stream each case's requests through one launched kernel; raw results per case.
+
+    The kernel's state is reset before each stream (deactivated, reset, activated) and read
+    after it (deactivated again), so each stream starts from an empty state.
+    """
     from pdc.ring import RingKernelRuntime
 
     results = []
     with RingKernelRuntime(backend="cpu") as rt:
-        kernel = rt.launch(kdef)
+        kernel = rt.launch(kdef, activate=False)
         for req in cases_requests:
             res: dict = {"error": None}
             try:
+                kernel.reset_state()
+                kernel.activate()
                 sent = kernel.send_batch(req)
                 replies = kernel.receive_batch(req.size, timeout=timeout)
+                kernel.deactivate()
                 res.update(
                     sent=np.asarray(sent, np.int64),
                     corr=np.asarray(replies.corr_ids, np.int64),
                     status=np.asarray(replies.status, np.int64),
                     records=np.asarray(replies.records),
+                    state=kernel.read_state(),
                 )
             except Exception as e:  # reported as this case's failure
                 res["error"] = f"{type(e).__name__}: {e}"[:300]
@@ -139,7 +163,9 @@ def handler_from_source(src: str, name: str, constants: dict):
         raise TypeError(
             f"[grade.ring] expected {name} to be a function, got {type(handler).__name__}"
         )
-    return ring_kernel(name, request=REQUEST, reply=REPLY, queue_size=QUEUE_SIZE)(handler)
+    return ring_kernel(name, request=REQUEST, reply=REPLY, state=STATE, queue_size=QUEUE_SIZE)(
+        handler
+    )
 
 
 def child_main(job: dict, out) -> None:
@@ -157,7 +183,7 @@ def child_main(job: dict, out) -> None:
         )
         return
     for c, res in zip(job["cases"], run_cases(kdef, cases)):
-        arrays = {k: res[k] for k in ("sent", "corr", "status", "records") if k in res}
+        arrays = {k: res[k] for k in ("sent", "corr", "status", "records", "state") if k in res}
         with open(out / f"{c['id']}.npz", "wb") as f:
             np.savez(f, **arrays)
         meta = {
@@ -198,7 +224,7 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
         or fn.returns is not None
         or any(x.annotation is not None for x in a.args + a.kwonlyargs + a.posonlyargs)
     ):
-        return None, "the handler must be declared as `def detect(req, rep):`"
+        return None, "the handler must be declared as `def detect(req, rep, state):`"
     for node in ast.walk(fn):
         bad = (isinstance(node, ast.Name) and node.id.startswith("__")) or (
             isinstance(node, ast.Attribute) and node.attr.startswith("_")
@@ -239,7 +265,7 @@ def _validate(case, cid, out, nonce) -> dict:
     res = {"error": meta["error"] if isinstance(meta["error"], str) else None, "telemetry": tel}
     n = case.args["requests"].size
     with np.load(out / f"{cid}.npz", allow_pickle=False) as z:
-        want = set() if res["error"] else {"sent", "corr", "status", "records"}
+        want = set() if res["error"] else {"sent", "corr", "status", "records", "state"}
         if set(z.files) != want:
             raise ValueError(f"expected arrays {sorted(want)}, got {sorted(z.files)}")
         for k in z.files:
@@ -247,6 +273,9 @@ def _validate(case, cid, out, nonce) -> dict:
             if k == "records":
                 if v.dtype != REPLY or v.shape != (n,):
                     raise ValueError(f"records: expected ({n},) reply records")
+            elif k == "state":
+                if v.dtype != STATE or v.shape != ():
+                    raise ValueError("state: expected one state record")
             elif v.dtype != np.int64 or v.shape != (n,):
                 raise ValueError(f"{k}: expected ({n},) int64")
             res[k] = v
@@ -284,20 +313,14 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
             problems.append("missing or duplicate replies")
             continue
         got = rec[[pos[int(s)] for s in sent]]  # match replies to requests by correlation id
-        want = _expected(case)
+        want, states = stream_expected(case.args["requests"]["x"])
         problem = None
         if (status != 0).any():
             problem = f"handler returned error code {int(status[status != 0][0])}"
-        for f in REPLY.names or ():  # a structured dtype: names is never None
-            if problem:
-                break
-            ok = np.isclose(got[f], want[f], rtol=1e-9, atol=1e-9)
-            if not ok.all():
-                t = int(np.argmin(ok))
-                problem = (
-                    f"reply to message {t} ({f}) differs: expected {want[f][t]:.6g}, "
-                    f"got {got[f][t]:.6g}"
-                )
+        else:
+            problem = _first_difference(got, want, states) or _state_difference(
+                res["state"], states[-1]
+            )
         problems.append(problem)
         tel = res["telemetry"]
         if tel["errors"] or tel["dropped"] or tel["in_flight"] or tel["processed"] != sent_total:
@@ -320,7 +343,8 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
         good = sum(p is None for _, p in hid)
         lines = [f"{good} of {len(hid)} hidden cases pass"]
         lines += [
-            f"{c.label} failed: {'wrong values' if p.startswith('reply') else 'no result'}"
+            f"{c.label} failed: "
+            + ("wrong values" if p.startswith(("reply", "the state")) else "no result")
             for c, p in hid
             if p
         ]
@@ -339,10 +363,36 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
     return verdicts
 
 
-def _expected(case):
-    req = case.args["requests"]
-    _, rep = stream_requests(req["x"])
-    return rep
+def _close(a, b) -> np.ndarray:
+    return np.isclose(a, b, rtol=1e-9, atol=1e-9)
+
+
+def _first_difference(got: np.ndarray, want: np.ndarray, states: np.ndarray) -> str | None:
+    """The first reply (in stream order) with a wrong field, and the state it should have seen."""
+    bad = np.zeros(want.size, bool)
+    for f in REPLY.names or ():  # a structured dtype: names is never None
+        bad |= ~_close(got[f], want[f])
+    if not bad.any():
+        return None
+    t = int(np.argmax(bad))
+    f = next(f for f in REPLY.names or () if not _close(got[f][t], want[f][t]))
+    before = states[t]
+    return (
+        f"reply {t + 1} ({f}) differs: expected {want[f][t]:.6g}, got {got[f][t]:.6g}; "
+        f"the state after {t} reading{'s' if t != 1 else ''} should hold count "
+        f"{before['count']:g}, mean {before['mean']:.6g}, m2 {before['m2']:.6g}"
+    )
+
+
+def _state_difference(got: np.ndarray, want: np.ndarray) -> str | None:
+    """Why the state left after a stream is wrong, or None."""
+    for f in STATE.names or ():
+        if not _close(got[f], want[f]):
+            return (
+                f"the state after the stream differs: {f} should be {float(want[f]):.6g}, "
+                f"got {float(got[f]):.6g}"
+            )
+    return None
 
 
 def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds=()):
@@ -444,7 +494,7 @@ RING = exs.Exercise(
         exs.Part(
             "detect",
             "Welford update, z-score and anomaly flag per message",
-            ("req", "rep"),
+            ("req", "rep", "state"),
             public=[],
             hidden=lambda rng: [],
             make=_cases_come_from_runner,

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from pdc.ring.bench_report import format_report
+
 REQ = np.dtype([("x", np.float64)])
 REP = np.dtype([("y", np.float64)])
 
@@ -300,6 +302,25 @@ def launch_per_message(n: int) -> dict[str, float] | None:
     return {"mean_us": per * 1e6, "msgs_per_s": 1.0 / per, "messages": n}
 
 
+def idle_cost(kdef: Any, backend: str, seconds: float = 2.0, settle: float = 1.0) -> float:
+    """Percent of one core an idle kernel costs: process CPU time while the host sleeps.
+
+    The kernel answers one call, then ``settle`` seconds pass (its back-off runs its
+    course), then the process's CPU time is taken over ``seconds`` of host sleep: what the
+    kernel's loop (and anything else of the process) burns while nothing happens.
+    """
+    from pdc.ring import RingKernelRuntime
+
+    with RingKernelRuntime(backend=backend) as rt:
+        k = rt.launch(kdef)
+        k.call(x=1.0, timeout=60)
+        time.sleep(settle)
+        c0, t0 = time.process_time(), time.perf_counter()
+        time.sleep(seconds)
+        c1, t1 = time.process_time(), time.perf_counter()
+    return 100.0 * (c1 - c0) / (t1 - t0)
+
+
 def _median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in runs[0].items():
@@ -332,6 +353,7 @@ def run(
     sim_batch_messages: int,
     repeats: int,
     progress: bool = True,
+    idle_seconds: float = 2.0,
 ) -> dict[str, Any]:
     """Measure everything; return a JSON-able dict (see ``main`` for the printout)."""
     from tqdm import tqdm
@@ -396,6 +418,9 @@ def run(
         bar.close()
         for rt, _ in runtimes.values():
             rt.close()
+    idle: dict[str, float | None] = {}
+    for name in runtimes:  # one kernel at a time, nothing else running
+        idle[name] = idle_cost(kdef, name, idle_seconds) if idle_seconds > 0 else None
     result["baselines"]["queue.SimpleQueue"] = _median_of(sq)
     result["baselines"]["asyncio.Queue"] = _median_of(aq)
     result["launch_per_message"] = launch_per_message(min(messages, 2000))
@@ -424,69 +449,11 @@ def run(
                 / _median_of(per_backend[name]["compiled"])["p50_us"]
                 for base in result["baselines"]
             },
+            "idle_core_pct": idle[name],
             "runs_p50_us": [r["p50_us"] for r in per_backend[name]["single"]],
             "runs_batched_msgs_per_s": [r["msgs_per_s"] for r in per_backend[name]["batched"]],
         }
     return result
-
-
-def _fmt_rate(x: float) -> str:
-    return f"{x / 1e6:.2f} M/s" if x >= 1e6 else f"{x / 1e3:.0f} k/s"
-
-
-def format_report(result: dict[str, Any]) -> str:
-    """The human-readable table."""
-    lines = [
-        f"pdc bench ring: medians of {result['repeats']} run(s), {result['machine']}",
-        "",
-        "baselines (this run, before any kernel) p50 us   p99 us   msg/s",
-    ]
-    for base, r in result["baselines"].items():
-        lines.append(
-            f"  {base:<34} {r['p50_us']:7.2f}  {r['p99_us']:7.2f}   {_fmt_rate(r['msgs_per_s'])}"
-        )
-    lpm = result.get("launch_per_message")
-    if lpm is not None:
-        lines.append(
-            f"  {'CUDA launch + sync per message':<34} mean {lpm['mean_us']:.2f} us"
-            f"           {_fmt_rate(lpm['msgs_per_s'])}"
-        )
-    lines += ["", "ring kernels"]
-    for name, r in result["backends"].items():
-        if "error" in r:
-            lines.append(f"  {name}: not available here ({r['error']})")
-            continue
-        tag = " [simulated: small counts, not device speed]" if r["simulated"] else ""
-        s, b = r["single"], r["batched"]
-        lines.append(f"  {name} on {r['device']}{tag}")
-        lines.append(
-            f"    1-by-1 ({r['messages']} msgs): p50 {s['p50_us']:.2f} us, p99 "
-            f"{s['p99_us']:.2f} us, {_fmt_rate(s['msgs_per_s'])}"
-        )
-        h = r["host_python"]
-        lines.append(
-            f"    host Python per message, no waiting: send {h['send_us']:.2f} us + receive "
-            f"{h['receive_us']:.2f} us = {h['send_us'] + h['receive_us']:.2f} us"
-        )
-        c = r["compiled_client"]
-        if c is not None:
-            lines.append(
-                f"    1-by-1 from compiled code (no Python per message): p50 {c['p50_us']:.2f} us,"
-                f" p99 {c['p99_us']:.2f} us, {_fmt_rate(c['msgs_per_s'])}"
-            )
-        lines.append(f"    batched ({b['batch']} per batch): {_fmt_rate(b['msgs_per_s'])}")
-        ratios = ", ".join(f"{v:.1f}x vs {k}" for k, v in r["speedup_vs"].items())
-        lines.append(f"    round trip p50 from Python: {ratios}")
-        if lpm is not None and not r["simulated"]:
-            mean_us = 1e6 / s["msgs_per_s"]
-            lines.append(
-                f"    mean round trip vs CUDA launch + sync per message: "
-                f"{lpm['mean_us'] / mean_us:.1f}x"
-            )
-        if r["compiled_speedup_vs"]:
-            ratios = ", ".join(f"{v:.1f}x vs {k}" for k, v in r["compiled_speedup_vs"].items())
-            lines.append(f"    round trip p50 from compiled code: {ratios}")
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -502,6 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sim-messages", type=int, default=200, help="1-by-1, simulated")
     parser.add_argument("--sim-batch-messages", type=int, default=20_000, help="batched, sim")
     parser.add_argument("--repeats", type=int, default=3, help="runs; medians are reported")
+    parser.add_argument(
+        "--idle-seconds", type=float, default=2.0, help="idle cost measured over (0: skip)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -517,6 +487,7 @@ def main(argv: list[str] | None = None) -> int:
         args.sim_batch_messages,
         args.repeats,
         progress=not args.no_progress,
+        idle_seconds=args.idle_seconds,
     )
     print(json.dumps(result, indent=2) if args.json else format_report(result))
     return 0

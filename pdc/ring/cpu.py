@@ -16,6 +16,10 @@ at most ``max_sleep`` before it is seen.
 Pure-Python handlers (``HandlerSpec.python``) run the same loop, uncompiled, on a Python
 thread; an exception in the handler becomes error code ``PY_EXCEPTION`` for that message
 and its text is kept in ``CpuEngine.errors`` under the message's correlation id.
+
+A kernel with state (``pdc.ring.state``) keeps it in ``engine.state_buf``, ordinary memory
+that the loop passes to every handler call as its third record (a Python handler that
+raises or returns nonzero gets its state put back as it was).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from numba.extending import intrinsic
 from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import S_TERMINATED, STATE, TERMINATE, Rings, make_serve
+from pdc.ring.state import make_stateful_serve
 
 __all__ = [
     "PY_EXCEPTION",
@@ -144,8 +149,17 @@ def compile_handler(spec: HandlerSpec) -> Any:
 
 
 def _make_pause(spin: int, yield_every: int, max_sleep_us: int):
+    from pdc.ring.doorbell import NAP_MS, nap
+
+    # Naps of the back-off: 20 us doubling every 16 naps, up to max_sleep; after the last
+    # one (about 40 ms of idleness at the defaults) the loop naps on its doorbell instead.
+    steps = 0
+    while (20 << steps) < max_sleep_us and steps < 16:
+        steps += 1
+    ladder = 16 * (steps + 1)
+
     @numba.njit(nogil=True, inline="always")
-    def pause(idle):
+    def pause(ctrl, idle):
         if idle < spin:
             # Optionally yield now and then while spinning (yield_every > 0). Off by
             # default: measured on a loaded 2-core machine, a yield often handed the core
@@ -156,10 +170,9 @@ def _make_pause(spin: int, yield_every: int, max_sleep_us: int):
                 _spin_hint()
         elif idle < 2 * spin:
             _sched_yield()
-        else:
-            # Sleep in compiled code, without the GIL: 20 us, doubling every 16 naps, up to
-            # max_sleep. (A Python-level sleep would need the GIL to wake up, and a host
-            # thread polling in Python holds it.)
+        elif idle < 2 * spin + ladder or not nap(ctrl, NAP_MS):
+            # Sleep in compiled code, without the GIL (a Python-level sleep would need the
+            # GIL to wake up, and a host thread polling in Python holds it).
             k = (idle - 2 * spin) // 16
             us = max_sleep_us
             if k < 16 and (20 << k) < max_sleep_us:
@@ -178,6 +191,7 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
         spec.function,
         spec.request,
         spec.reply,
+        spec.state,
         options.burst,
         options.spin,
         options.yield_every,
@@ -187,13 +201,15 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
     if loop is None:
         max_us = max(1, int(options.max_sleep * 1e6))
         pause = _make_pause(options.spin, max(0, options.yield_every), max_us)
-        serve = make_serve(compile_handler(spec), load_acquire, store_release, pause, options.burst)
+        make = make_serve if spec.state is None else make_stateful_serve
+        serve = make(compile_handler(spec), load_acquire, store_release, pause, options.burst)
         loop = numba.njit(nogil=True)(serve)
         # Compile now, on a throw-away ring that asks the loop to leave at once.
         dummy = Rings.allocate(spec.request, spec.reply, 1)
         dummy.ctrl[TERMINATE] = 1
+        state = () if spec.state is None else (np.zeros(1, spec.state),)
         try:
-            loop(*dummy.arrays(), 1)
+            loop(*dummy.arrays(), 1, *state)
         except numba.core.errors.NumbaError as exc:
             raise TypeError(
                 f"[ring handler {spec.name}] numba cannot compile the handler for the cpu "
@@ -226,12 +242,16 @@ class CpuEngine(Engine):
     def __init__(self, rings: Rings, handler: HandlerSpec, options: EngineOptions):
         super().__init__(rings, handler, options)
         self._thread: threading.Thread | None = None
+        self._doorbell: Any = None  # the compiled loop's (pdc.ring.doorbell)
         self._wake = Waker()
         self._sleeping = False
         self.errors: dict[int, str] = {}  # correlation id -> text of the handler's exception
         self.failure: BaseException | None = None
+        # The loop's argument after idle_limit: the state array, for a handler with state.
+        self._state: tuple[np.ndarray, ...] = ()
         if handler.python:
-            self._serve = make_serve(
+            make = make_serve if handler.state is None else make_stateful_serve
+            self._serve = make(
                 self._python_handler(), _py_load, _py_store, self._py_pause, options.burst
             )
             # Records with attribute access (np.record), viewing the same memory.
@@ -242,9 +262,16 @@ class CpuEngine(Engine):
                 rings.rep_meta,
                 rings.rep_slots.view(np.recarray),
             )
+            if self.state_buf is not None:
+                self._state = (self.state_buf.view(np.recarray),)
         else:
+            from pdc.ring.doorbell import Doorbell
+
             self._serve = compiled_loop(handler, options)
             self._arrays = rings.arrays()
+            self._doorbell = Doorbell(rings.ctrl)
+            if self.state_buf is not None:
+                self._state = (self.state_buf,)
 
     @property
     def device(self) -> str:
@@ -257,21 +284,25 @@ class CpuEngine(Engine):
         base = self.rings.req_slots.__array_interface__["data"][0]
         size = self.rings.req_slots.dtype.itemsize
         ids = self.rings.req_meta.reshape(-1, 2)[:, 0]
+        buf = self.state_buf
 
-        def handle(req, rep):
+        def handle(req, rep, *state):
+            saved = None if buf is None else buf.copy()
             try:
-                code = fn(req, rep)
+                code = fn(req, rep, *state)
                 code = 0 if code is None else int(code)
             except Exception as exc:  # the handler's failure, reported to the caller
                 # Keyed by the message's correlation id (its slot's), not by order.
                 slot = (req.__array_interface__["data"][0] - base) // size
                 errors[int(ids[slot])] = "".join(traceback.format_exception_only(exc)).strip()
-                return PY_EXCEPTION
+                code = PY_EXCEPTION
+            if code != 0 and buf is not None:
+                buf[...] = saved  # commit on success only, as compiled handlers do
             return code
 
         return handle
 
-    def _py_pause(self, idle: int) -> None:
+    def _py_pause(self, ctrl: np.ndarray, idle: int) -> None:
         if idle > 32:
             self._sleeping = True
             self._wake.wait(min(self.options.max_sleep, 1e-5 * (idle - 32)))  # takes it
@@ -287,7 +318,7 @@ class CpuEngine(Engine):
         try:
             # The compiled loop returns only on terminate: it spins, yields and sleeps
             # by itself (``pause``), so it never needs the GIL while the kernel lives.
-            while self._serve(*self._arrays, 1 << 62) != 1:
+            while self._serve(*self._arrays, 1 << 62, *self._state) != 1:
                 pass
         except BaseException as exc:  # pragma: no cover - reported by the runtime
             self.failure = exc
@@ -295,9 +326,16 @@ class CpuEngine(Engine):
             self.rings.ctrl[STATE] = S_TERMINATED
 
     def wake(self) -> None:
-        """Wake a sleeping Python-handler loop (the compiled loop naps by itself)."""
-        if self._sleeping:
+        """Wake the loop if it sleeps: a Python-handler loop's event, the compiled loop's
+        doorbell (a fenced load of ``NAPPING`` when it does not nap)."""
+        if self._doorbell is not None:
+            self._doorbell.ring()
+        elif self._sleeping:
             self._wake.set()
 
     def _join(self, timeout: float | None) -> bool:
-        return join_worker(self._thread, self._wake, timeout)
+        self.wake()
+        done = join_worker(self._thread, self._wake, timeout)
+        if done and self._doorbell is not None:
+            self._doorbell.close()
+        return done

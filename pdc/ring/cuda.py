@@ -127,7 +127,8 @@ class CudaEngine(Engine):
         self.trace = self.allocator(options)((ck.TRACE_WORDS,), np.int64)
         self.trace[...] = 0
         self._kernel = self._build()
-        self._args = tuple(self._device_view(a) for a in (*rings.arrays(), self.trace))
+        state = () if self.state_buf is None else (self.state_buf,)  # mapped, like the rings
+        self._args = tuple(self._device_view(a) for a in (*rings.arrays(), self.trace, *state))
         if not self._sim:
             self._compile()
 
@@ -177,7 +178,15 @@ class CudaEngine(Engine):
         nap = max(opt.max_sleep, opt.idle_nap) if self._sim else opt.max_sleep
         max_sleep_ns = int(nap * 1e9)
         spec = self.handler
-        key = (spec.function, spec.request, spec.reply, opt.burst, opt.spin, max_sleep_ns)
+        key = (
+            spec.function,
+            spec.request,
+            spec.reply,
+            spec.state,
+            opt.burst,
+            opt.spin,
+            max_sleep_ns,
+        )
         if not self._sim and key in _KERNELS:  # compiled once per handler and options
             kernel, self.idle_passes = _KERNELS[key]
             return kernel
@@ -191,6 +200,7 @@ class CudaEngine(Engine):
             spin=opt.spin,
             max_sleep_ns=max_sleep_ns,
             wake=self._wake,  # simulator only: the kernel naps on this event
+            stateful=spec.state is not None,
         )
         if not self._sim:
             _KERNELS[key] = (kernel, self.idle_passes)

@@ -26,6 +26,13 @@ does nothing, and CPython's interpreter lock orders the stores), ``pause`` yield
 interpreter lock (``time.sleep(0)``) and ``nap`` waits on a ``Waker`` (pdc.ring.engine) that the
 host sets when it sends, for at most the back-off time.
 
+A kernel with state (``pdc.ring.state``) takes one more argument, its state record (a
+1-element array in host-mapped memory beside the rings), and its loop is the protocol's
+loop with the state passed to the handler (``make_stateful_serve``). The record stays
+where the kernel reads and writes it; the host reads it only while the kernel serves no
+message (deactivated, or terminated). Each message reads the fields it uses once, over the
+bus (about a microsecond on PCIe), and writes back those it changed.
+
 Launch geometry: ``grid=1, block=1``. The protocol has one consumer per ring (one reply
 head, FIFO per lane), so a single thread runs it without any intra-block broadcast
 (no ``__syncthreads`` per message) and occupies one warp slot of one SM, leaving the rest of
@@ -42,6 +49,7 @@ from typing import Any
 from numba import cuda
 
 from pdc.ring.protocol import PROCESSED, S_TERMINATED, STATE, make_serve
+from pdc.ring.state import make_stateful_serve
 
 # The kernel's own trace words (a separate int64 array only the kernel writes).
 T_ENTRIES = 0  # kernel entries: 1 for a kernel launched once
@@ -140,7 +148,7 @@ def _sim_store(ctrl, i, v):
     ctrl[i] = v
 
 
-def _sim_pause(idle):
+def _sim_pause(ctrl, idle):
     time.sleep(0)  # let the host thread run: the simulated loop is Python
 
 
@@ -152,6 +160,7 @@ def build_kernel(
     spin: int,
     max_sleep_ns: int,
     wake: Any = None,
+    stateful: bool = False,
 ) -> tuple[Any, int]:
     """Build the persistent ring kernel around a compiled handler.
 
@@ -162,11 +171,14 @@ def build_kernel(
         spin: Empty passes before the loop backs off (a real GPU).
         max_sleep_ns: Longest back-off sleep of an idle kernel, in nanoseconds.
         wake: Simulator only: the event the host sets after a send (ends a nap early).
+        stateful: The handler takes a state record: the kernel takes a last argument,
+            ``state`` (a 1-element array of the state dtype).
 
     Returns:
         ``(kernel, idle_passes)``: the ``cuda.jit`` kernel, to launch with ``[1, 1]`` as
-        ``kernel(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace)``, and the number
-        of empty passes after which ``serve`` returns to the kernel's back-off.
+        ``kernel(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace)`` (plus ``state``
+        when ``stateful``), and the number of empty passes after which ``serve`` returns
+        to the kernel's back-off.
     """
     jit = _jit()
     max_sleep_ns = max(int(max_sleep_ns), NS_MIN)
@@ -184,7 +196,7 @@ def build_kernel(
         idle_passes = max(int(spin), 1)
 
         @jit(device=True, forceinline=True)
-        def pause(idle):
+        def pause(ctrl, idle):
             # 0.1 us, then longer as the spell of empty passes grows (at most ~6.5 us).
             cuda.nanosleep(100 * (1 + min(idle >> 8, 64)))
 
@@ -195,16 +207,29 @@ def build_kernel(
                 cuda.nanosleep(min(ns - t, 1_000_000))
                 t += 1_000_000
 
-    serve = jit(device=True)(make_serve(handler, load, store, pause, burst))
+    device = jit(device=True) if simulated else jit(device=True, forceinline=True)
+    if stateful:
+        serve = jit(device=True)(make_stateful_serve(handler, load, store, pause, burst))
 
-    @jit
-    def ring_kernel(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace):
+        @device
+        def step(ctrl, req_meta, req_slots, rep_meta, rep_slots, state):
+            return serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_passes, state)
+
+    else:
+        serve = jit(device=True)(make_serve(handler, load, store, pause, burst))
+
+        @device
+        def step(ctrl, req_meta, req_slots, rep_meta, rep_slots, state):
+            return serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_passes)
+
+    @device
+    def run(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace, state):
         trace[T_ENTRIES] += 1
         trace[T_THREADS] = cuda.blockDim.x * cuda.gridDim.x
         sleep_ns = NS_MIN
         while True:
             before = ctrl[PROCESSED]
-            r = serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_passes)
+            r = step(ctrl, req_meta, req_slots, rep_meta, rep_slots, state)
             trace[T_SERVES] += 1
             trace[T_HANDLED] += ctrl[PROCESSED] - before
             if r == 1:  # TERMINATE was set
@@ -216,6 +241,18 @@ def build_kernel(
             sleep_ns = min(sleep_ns * 2, max_sleep_ns)
         trace[T_EXITS] = 1
         store(ctrl, STATE, S_TERMINATED)
+
+    if stateful:
+
+        @jit
+        def ring_kernel(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace, state):
+            run(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace, state)
+
+    else:
+
+        @jit
+        def ring_kernel(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace):
+            run(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace, trace)  # no state
 
     return ring_kernel, idle_passes
 
@@ -233,7 +270,8 @@ def compile_unit(spec: Any, **build_options: Any) -> tuple[Callable, tuple]:
 
     Returns:
         ``(py_func, argtypes)``: the kernel's Python function and the numba types of its
-        arguments ``(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace)``.
+        arguments ``(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace)``, and
+        ``state`` for a handler with state.
 
     Raises:
         TypeError: for a pure-Python handler, or an unknown build option.
@@ -253,8 +291,9 @@ def compile_unit(spec: Any, **build_options: Any) -> tuple[Callable, tuple]:
         )
     opts = {"burst": 256, "spin": 20_000, "max_sleep_ns": 1_000_000, **build_options}
     handler = _jit()(device=True)(spec.build(select_impl=select_device(False), math_impl=math))
-    kernel, _ = build_kernel(handler, simulated=False, **opts)
-    argtypes = (
+    stateful = spec.state is not None
+    kernel, _ = build_kernel(handler, simulated=False, stateful=stateful, **opts)
+    argtypes: tuple = (
         nt.int64[::1],  # ctrl
         nt.int64[:, :, ::1],  # req_meta (LANES, capacity, 2)
         from_dtype(spec.request)[:, ::1],  # req_slots (LANES, capacity)
@@ -262,6 +301,8 @@ def compile_unit(spec: Any, **build_options: Any) -> tuple[Callable, tuple]:
         from_dtype(spec.reply)[::1],  # rep_slots (reply_capacity,)
         nt.int64[::1],  # trace
     )
+    if stateful:
+        argtypes += (from_dtype(spec.state)[::1],)  # state (1,)
     return kernel.py_func, argtypes
 
 

@@ -3,7 +3,9 @@
 Checks made here, before anything is allocated or launched: the backpressure mode, the
 queue size (an integer, and rings of at most ``MAX_RING_BYTES``), and field names the API
 itself uses (a request field ``priority`` would be taken by ``send``'s keyword, a reply
-field ``status`` would be hidden by ``Reply.status``).
+field ``status`` would be hidden by ``Reply.status``), and for a kernel with state its
+dtype (scalar numeric fields, no name starting with ``_pdc``) and ``initial`` values
+(``pdc.ring.state``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from pdc.ring.handlers import ALL_BACKENDS, HandlerSpec
 from pdc.ring.protocol import LANES
+from pdc.ring.state import check_state_dtype, initial_state
 
 __all__ = [
     "BACKPRESSURE",
@@ -68,6 +71,8 @@ class RingKernelDef:
         backend: Backend name, or None for the runtime's.
         backpressure: "block", "reject" or "drop_oldest".
         block_timeout: Longest wait of a blocked send, in seconds.
+        initial: The state a launch starts from (0-d structured array), or None for a
+            kernel without state.
     """
 
     kernel_id: str
@@ -76,10 +81,11 @@ class RingKernelDef:
     backend: str | None = None
     backpressure: str = "block"
     block_timeout: float = 5.0
+    initial: np.ndarray | None = None
 
-    def __call__(self, req: Any, rep: Any) -> Any:
-        """Run the handler in Python on one request/reply record pair (for checks)."""
-        return self.spec.function(req, rep)
+    def __call__(self, req: Any, rep: Any, *state: Any) -> Any:
+        """Run the handler in Python on one request/reply (and state) record (for checks)."""
+        return self.spec.function(req, rep, *state)
 
 
 def ring_kernel(
@@ -92,8 +98,13 @@ def ring_kernel(
     backpressure: str = "block",
     block_timeout: float = 5.0,
     python: bool = False,
+    state: Any = None,
+    initial: Any = None,
 ) -> Callable[[Callable], RingKernelDef]:
     """Declare a ring kernel: a handler ``fn(req, rep)`` and its message types.
+
+    With ``state`` the handler is ``fn(req, rep, state)``: ``state`` is the kernel's own
+    record, kept across messages and never sent by the host (see ``pdc.ring.state``).
 
     Args:
         kernel_id: Name (default: the function's name).
@@ -104,6 +115,9 @@ def ring_kernel(
         backpressure: "block", "reject" or "drop_oldest" (see the module docstring).
         block_timeout: Seconds a blocked send waits before ``RingFullError``.
         python: Run the handler as plain Python (any Python; the cpu backend only).
+        state: State structured dtype (scalar numeric fields), or None for no state.
+        initial: The state at launch: a ``{field: value}`` dict (other fields 0) or a 0-d
+            structured array; default all zeros.
 
     Returns:
         A decorator turning the handler into a ``RingKernelDef``.
@@ -111,8 +125,10 @@ def ring_kernel(
     Raises:
         HandlerError: when the handler uses Python that a backend cannot run.
         ValueError: for a bad queue size, backpressure name or reserved field name
-            (``RESERVED_REQUEST_FIELDS``, ``RESERVED_REPLY_FIELDS``).
-        TypeError: for a queue size that is not an integer.
+            (``RESERVED_REQUEST_FIELDS``, ``RESERVED_REPLY_FIELDS``, state fields starting
+            with ``_pdc``), or ``initial`` values the state cannot hold.
+        TypeError: for a queue size that is not an integer, a state dtype that is not
+            structured with scalar numeric fields, or ``initial`` without ``state``.
     """
     if backpressure not in BACKPRESSURE:
         raise ValueError(
@@ -128,8 +144,14 @@ def ring_kernel(
     if backend is not None and backend not in ALL_BACKENDS:
         raise ValueError(f"[ring_kernel] expected backend in {ALL_BACKENDS}, got {backend!r}")
 
+    if state is None and initial is not None:
+        raise TypeError("[ring_kernel] expected initial= only with state=, got no state")
+
     def decorate(fn: Callable) -> RingKernelDef:
-        spec = HandlerSpec.create(fn, request, reply, python=python)
+        name = kernel_id or str(getattr(fn, "__name__", "handler"))
+        st = None if state is None else check_state_dtype(state, name)
+        start = None if st is None else initial_state(st, initial, name)
+        spec = HandlerSpec.create(fn, request, reply, python=python, state=st)
         _check_names(spec)
         size = ring_bytes(spec.request, spec.reply, int(queue_size))
         if size > MAX_RING_BYTES:
@@ -138,7 +160,7 @@ def ring_kernel(
                 f"rings, expected at most {MAX_RING_BYTES:,} bytes (MAX_RING_BYTES)"
             )
         return RingKernelDef(
-            kernel_id or fn.__name__, spec, int(queue_size), backend, backpressure, block_timeout
+            name, spec, int(queue_size), backend, backpressure, block_timeout, start
         )
 
     return decorate

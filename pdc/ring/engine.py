@@ -11,9 +11,11 @@ An engine owns the device loop of one kernel. The runtime creates it like this::
     rings.ctrl[TERMINATE] = 1; engine.join(timeout)  # the loop leaves; True when it has
 
 Everything else (activate, deactivate, send, receive, backpressure, telemetry) is the
-protocol's, shared by all engines. Backends live in ``pdc.ring.cpu`` (``CpuEngine``),
-``pdc.ring.cuda`` (``CudaEngine``) and ``pdc.ring.metal`` (``MetalEngine``), imported only
-when asked for.
+protocol's, shared by all engines. A kernel with state (``pdc.ring.state``) also has
+``engine.state_buf``: one record of the state dtype, allocated with the engine's allocator
+(where its loop reads it), which the loop owns while it serves. Backends live in
+``pdc.ring.cpu`` (``CpuEngine``), ``pdc.ring.cuda`` (``CudaEngine``) and
+``pdc.ring.metal`` (``MetalEngine``), imported only when asked for.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from pdc.backends import NAMES
 from pdc.ring.handlers import HandlerSpec
-from pdc.ring.protocol import S_LAUNCHED, STATE, Rings, RingStateError, numpy_alloc
+from pdc.ring.protocol import S_LAUNCHED, STATE, Rings, RingStateError, host_fence, numpy_alloc
 
 __all__ = ["ENGINES", "Engine", "EngineOptions", "Waker", "engine_class", "join_worker"]
 
@@ -71,12 +73,16 @@ class Engine(ABC):
     """The device side of one ring kernel.
 
     Subclasses set ``backend`` and implement ``_start`` and ``_join``; the base class keeps
-    ``launches`` and refuses a second launch.
+    ``launches``, refuses a second launch and, for a handler with state, allocates
+    ``state_buf`` (zeroed) with ``allocator(options)``.
 
     Args:
         rings: Rings allocated with ``cls.allocator(options)``.
         handler: The handler spec (compiled here, in the constructor or in ``launch``).
         options: Engine options.
+
+    Attributes:
+        state_buf: ``(1,)`` array of ``handler.state`` (the kernel's state), or None.
     """
 
     backend: ClassVar[str] = "?"
@@ -86,6 +92,11 @@ class Engine(ABC):
         self.handler = handler
         self.options = options
         self.launches = 0
+        self.state_buf: np.ndarray | None = None
+        if handler.state is not None:
+            self.state_buf = self.allocator(options)((1,), handler.state)
+            self.state_buf.view(np.uint8)[...] = 0  # allocators may return uninitialised memory
+        self._state_fence = host_fence()
 
     @classmethod
     def allocator(cls, options: EngineOptions) -> Callable[[tuple[int, ...], Any], np.ndarray]:
@@ -126,6 +137,20 @@ class Engine(ABC):
         if not self.launches:
             return True
         return self._join(timeout)
+
+    def read_state(self) -> np.ndarray:
+        """A copy of the state record (0-d); call only while the loop does not serve."""
+        if self.state_buf is None:
+            raise TypeError(f"[{type(self).__name__}.read_state] the handler has no state")
+        self._state_fence()  # acquire: the loop's last writes before its acknowledgement
+        return self.state_buf.copy().reshape(())
+
+    def write_state(self, values: np.ndarray) -> None:
+        """Replace the state record; call only while the loop does not serve."""
+        if self.state_buf is None:
+            raise TypeError(f"[{type(self).__name__}.write_state] the handler has no state")
+        self.state_buf[0] = values
+        self._state_fence()  # release: written before the host lets the loop serve again
 
     def wake(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Nudge a loop that sleeps while idle (called after host writes; may do nothing)."""

@@ -7,8 +7,8 @@ normalized AST is rewritten before any backend sees it:
 
 * every divisor ``b`` of ``/``, ``//`` and ``%`` becomes ``select(b == 0, 1, b)``, and the
   statement is preceded by ``_pdc_fault = _pdc_fault + select(b == 0, 1, 0)``;
-* a store into an integer reply field goes through a temporary: NaN, or a value outside
-  the field's range, counts as a fault and stores 0;
+* a store into an integer reply (or state) field goes through a temporary: NaN, or a
+  value outside the field's range, counts as a fault and stores 0;
 * every ``return x`` becomes ``return select(_pdc_fault > 0, FAULT, x)``.
 
 The handler then replies with status ``FAULT`` and the kernel goes on serving. Arithmetic
@@ -85,7 +85,7 @@ def _out_of_range(tmp: str, lo: float, hi: float) -> ast.expr:
 
 
 def _guard_block(
-    body: list[ast.stmt], select: str, rep: str, reply: np.dtype, temps: list[int]
+    body: list[ast.stmt], select: str, records: dict[str, np.dtype], temps: list[int]
 ) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for stmt in body:
@@ -104,21 +104,15 @@ def _guard_block(
             stmt.value = safe.visit(stmt.value)
         elif isinstance(stmt, ast.If):
             stmt.test = safe.visit(stmt.test)
-            stmt.body = _guard_block(stmt.body, select, rep, reply, temps)
-            stmt.orelse = _guard_block(stmt.orelse, select, rep, reply, temps)
+            stmt.body = _guard_block(stmt.body, select, records, temps)
+            stmt.orelse = _guard_block(stmt.orelse, select, records, temps)
         elif isinstance(stmt, ast.For):
-            stmt.body = _guard_block(stmt.body, select, rep, reply, temps)
+            stmt.body = _guard_block(stmt.body, select, records, temps)
         out += [_count(select, c) for c in safe.zero_checks]
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
-        if (
-            isinstance(stmt, ast.Assign)
-            and isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == rep
-            and reply.fields is not None
-            and reply.fields[target.attr][0].kind in "iu"
-        ):
-            lo, hi = _int_limits(reply.fields[target.attr][0])
+        fdt = _int_field(target, records)
+        if isinstance(stmt, ast.Assign) and fdt is not None:
+            lo, hi = _int_limits(fdt)
             temps.append(len(temps))
             tmp = f"{_TMP}{len(temps)}"  # one name per store: each keeps its own type
             bad = _out_of_range(tmp, lo, hi)
@@ -133,10 +127,36 @@ def _guard_block(
     return out
 
 
-def guard_faults(fdef: ast.FunctionDef, select: str, reply: np.dtype) -> ast.FunctionDef:
-    """Rewrite a normalized handler so that its faults return ``FAULT`` (see the module)."""
-    rep = fdef.args.args[1].arg
+def _int_field(target: ast.expr | None, records: dict[str, np.dtype]) -> np.dtype | None:
+    """The dtype of ``target`` when it is an integer field of a written record, else None."""
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+        return None
+    dtype = records.get(target.value.id)
+    if dtype is None or dtype.fields is None or target.attr not in dtype.fields:
+        return None
+    fdt = dtype.fields[target.attr][0]
+    return fdt if fdt.kind in "iu" else None
+
+
+def guard_faults(
+    fdef: ast.FunctionDef, select: str, reply: np.dtype, state: np.dtype | None = None
+) -> ast.FunctionDef:
+    """Rewrite a normalized handler so that its faults return ``FAULT`` (see the module).
+
+    Args:
+        fdef: The normalized handler ``(req, rep)``, or ``(req, rep, state)`` with ``state``.
+        select: The name ``select`` calls use in ``fdef``.
+        reply: Reply structured dtype.
+        state: State structured dtype, for a handler with a state record.
+
+    Returns:
+        ``fdef``, rewritten in place.
+    """
+    args = fdef.args.args
+    records = {args[1].arg: reply}
+    if state is not None:
+        records[args[2].arg] = state
     init = ast.Assign(targets=[_name(FAULT_VAR, True)], value=ast.Constant(0))
-    fdef.body = [init, *_guard_block(fdef.body, select, rep, reply, [])]
+    fdef.body = [init, *_guard_block(fdef.body, select, records, [])]
     ast.fix_missing_locations(fdef)
     return fdef

@@ -6,6 +6,9 @@ A handler reads one request record and writes one reply record::
         rep.y = req.x * 2.0
         return 0            # optional; a nonzero int is an error code
 
+A kernel declared with ``state=`` has a third record, its own state, kept across messages
+(``def count(req, rep, state)``; see ``pdc.ring.state``).
+
 The subset is what numba (CPU ``njit``), numba.cuda (``device=True``) and MLX (a whole batch
 of messages at once, each field an ``mx.array``) all run: arithmetic, comparisons,
 ``math.*`` functions from ``MATH_FUNCTIONS``, ``abs``, ``select(cond, a, b)`` for choices,
@@ -16,6 +19,7 @@ construct and the backends that cannot run it.
 Backends compile a *normalized* copy of the handler (``HandlerSpec.build``): every call of
 ``select`` becomes ``__pdc_select(...)``, every math function ``__pdc_math.name(...)``, and
 the backend chooses what those two names mean (numba ternary, ``mx.where``, ``mlx.core``).
+What the subset allows is checked in ``pdc.ring.subset``.
 """
 
 from __future__ import annotations
@@ -28,13 +32,24 @@ import textwrap
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
-from pdc.backends import NAMES
 from pdc.ring.guards import guard_faults
 from pdc.ring.protocol import check_message_dtype
+from pdc.ring.state import check_state_dtype, localize
+from pdc.ring.subset import (
+    ALL_BACKENDS,
+    MATH_CONSTANTS,
+    MATH_FUNCTIONS,
+    MATH_NAME,
+    SELECT_NAME,
+    Ctx,
+    HandlerError,
+    Normalizer,
+    select,
+)
 
 __all__ = [
     "ALL_BACKENDS",
@@ -46,411 +61,6 @@ __all__ = [
     "select",
     "validate",
 ]
-
-ALL_BACKENDS = NAMES  # the one registry of backend names (pdc.backends)
-# Most loop iterations per message: the kernel checks TERMINATE between messages only.
-MAX_LOOP_TRIPS = 1 << 20
-
-# math.<name> -> the mlx.core function computing it elementwise.
-MATH_FUNCTIONS = {
-    "sqrt": "sqrt",
-    "exp": "exp",
-    "log": "log",
-    "log2": "log2",
-    "log10": "log10",
-    "log1p": "log1p",
-    "expm1": "expm1",
-    "fabs": "abs",
-    "floor": "floor",
-    "ceil": "ceil",
-    "pow": "power",
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "asin": "arcsin",
-    "acos": "arccos",
-    "atan": "arctan",
-    "atan2": "arctan2",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "tanh": "tanh",
-    "erf": "erf",
-    "isnan": "isnan",
-    "isinf": "isinf",
-    "isfinite": "isfinite",
-}
-MATH_CONSTANTS = ("pi", "e", "tau", "inf")
-
-SELECT_NAME = "__pdc_select"
-MATH_NAME = "__pdc_math"
-
-
-def select(cond: Any, a: Any, b: Any) -> Any:
-    """Elementwise choice: ``a`` where ``cond`` is true, else ``b``.
-
-    A ternary on scalars (and under numba), ``mx.where`` on MLX arrays, ``np.where`` on
-    NumPy arrays.
-    """
-    if isinstance(cond, (bool, int, float, np.generic)):
-        return a if cond else b
-    if type(cond).__module__.startswith("mlx"):
-        import mlx.core as mx
-
-        return mx.where(cond, a, b)
-    return np.where(cond, a, b)
-
-
-class HandlerError(TypeError):
-    """A handler uses Python that some backend cannot run."""
-
-
-_NUMERIC = (bool, int, float, np.bool_, np.integer, np.floating)
-_BINOPS = (
-    ast.Add,
-    ast.Sub,
-    ast.Mult,
-    ast.Div,
-    ast.FloorDiv,
-    ast.Mod,
-    ast.Pow,
-    ast.BitAnd,
-    ast.BitOr,
-    ast.BitXor,
-    ast.LShift,
-    ast.RShift,
-)
-_CMPOPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
-
-# Constructs and the backends that cannot run them, with the advice given.
-_NODE_RULES: dict[type, tuple[tuple[str, ...], str]] = {
-    ast.If: (
-        ("metal",),
-        "an `if` statement: MLX handles a whole batch at once, use select(cond, a, b)",
-    ),
-    ast.IfExp: (("metal",), "an `a if c else b` expression: use select(c, a, b)"),
-    ast.BoolOp: (
-        ("metal",),
-        "`and`/`or`: they are not elementwise, use `&` and `|` on comparisons",
-    ),
-    ast.While: (ALL_BACKENDS, "a `while` loop: loop over a constant `range(...)`"),
-    ast.Try: (ALL_BACKENDS, "`try` (device code has no exceptions)"),
-    ast.With: (ALL_BACKENDS, "`with`"),
-    ast.Raise: (ALL_BACKENDS, "`raise`: return a nonzero error code instead"),
-    ast.Yield: (ALL_BACKENDS, "`yield`"),
-    ast.YieldFrom: (ALL_BACKENDS, "`yield from`"),
-    ast.Await: (ALL_BACKENDS, "`await`"),
-    ast.Lambda: (ALL_BACKENDS, "a lambda"),
-    ast.FunctionDef: (ALL_BACKENDS, "a nested function"),
-    ast.ClassDef: (ALL_BACKENDS, "a class"),
-    ast.List: (ALL_BACKENDS, "a list (Python object)"),
-    ast.Dict: (ALL_BACKENDS, "a dict (Python object)"),
-    ast.Set: (ALL_BACKENDS, "a set (Python object)"),
-    ast.Tuple: (ALL_BACKENDS, "a tuple"),
-    ast.ListComp: (ALL_BACKENDS, "a comprehension"),
-    ast.SetComp: (ALL_BACKENDS, "a comprehension"),
-    ast.DictComp: (ALL_BACKENDS, "a comprehension"),
-    ast.GeneratorExp: (ALL_BACKENDS, "a generator"),
-    ast.JoinedStr: (ALL_BACKENDS, "an f-string (Python object)"),
-    ast.Subscript: (ALL_BACKENDS, "indexing (fields are scalars: use req.name)"),
-    ast.Starred: (ALL_BACKENDS, "`*` unpacking"),
-    ast.NamedExpr: (ALL_BACKENDS, "`:=`"),
-    ast.Global: (ALL_BACKENDS, "`global`"),
-    ast.Nonlocal: (ALL_BACKENDS, "`nonlocal`"),
-    ast.Import: (ALL_BACKENDS, "an import (import at module level)"),
-    ast.ImportFrom: (ALL_BACKENDS, "an import (import at module level)"),
-    ast.Delete: (ALL_BACKENDS, "`del`"),
-    ast.Assert: (ALL_BACKENDS, "`assert`: return a nonzero error code instead"),
-    ast.Break: (ALL_BACKENDS, "`break` (loops run a constant number of times)"),
-    ast.Continue: (ALL_BACKENDS, "`continue` (loops run a constant number of times)"),
-}
-
-
-@dataclass
-class _Ctx:
-    name: str
-    filename: str
-    line0: int
-    backends: tuple[str, ...]
-    req: str
-    rep: str
-    request: np.dtype
-    reply: np.dtype
-    env: dict[str, Any]
-    locals: set[str] = field(default_factory=set)
-    constants: dict[str, Any] = field(default_factory=dict)
-
-    def fail(self, node: ast.AST, what: str, backends: tuple[str, ...] = ALL_BACKENDS) -> NoReturn:
-        bad = [b for b in backends if b in self.backends] or list(backends)
-        line = self.line0 + getattr(node, "lineno", 1) - 1
-        construct, _, advice = what.partition(": ")
-        raise HandlerError(
-            f"[ring handler {self.name}] {self.filename}:{line}: {construct} cannot run on the "
-            f"{' and '.join(bad)} backend{'s' if len(bad) > 1 else ''}"
-            + (f": {advice}" if advice else "")
-        )
-
-
-def _resolve(node: ast.AST, env: dict[str, Any]) -> tuple[bool, Any]:
-    """Resolve a Name / Attribute chain against the handler's globals."""
-    if isinstance(node, ast.Name):
-        if node.id in env:
-            return True, env[node.id]
-        return False, None
-    if isinstance(node, ast.Attribute):
-        ok, base = _resolve(node.value, env)
-        if ok and hasattr(base, node.attr):
-            return True, getattr(base, node.attr)
-    return False, None
-
-
-def _math_name(value: Any) -> str | None:
-    for name in MATH_FUNCTIONS:
-        if value is getattr(math, name):
-            return name
-    return None
-
-
-class _Normalizer(ast.NodeTransformer):
-    """Validates every node and rewrites select/math calls to the backend hook names."""
-
-    def __init__(self, ctx: _Ctx):
-        self.ctx = ctx
-        self.trips = 1  # iterations of the loops around the node being visited
-
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        rule = _NODE_RULES.get(type(node))
-        if rule is not None:
-            bad = tuple(b for b in rule[0] if b in self.ctx.backends)
-            if bad:
-                self.ctx.fail(node, rule[1], bad)
-        return super().generic_visit(node)
-
-    # -- statements ---------------------------------------------------------------------
-    def visit_Expr(self, node: ast.Expr) -> ast.AST | None:
-        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            return None  # docstring
-        self.ctx.fail(node, "an expression statement (its value is unused)")
-        return None
-
-    def _target(self, target: ast.expr, node: ast.AST) -> Any:
-        ctx = self.ctx
-        if isinstance(target, ast.Name):
-            if target.id in (ctx.req, ctx.rep):
-                ctx.fail(node, f"rebinding the parameter {target.id!r}")
-            ctx.locals.add(target.id)
-            return target
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-            if target.value.id == ctx.rep:
-                self._field(target, ctx.reply, "reply")
-                return target
-            if target.value.id == ctx.req:
-                ctx.fail(node, f"writing the request field `{ctx.req}.{target.attr}` (read-only)")
-        ctx.fail(node, f"assigning to `{ast.unparse(target)}` (only locals and rep fields)")
-        return target
-
-    def visit_Assign(self, node: ast.Assign) -> ast.AST:
-        node.value = self.visit(node.value)
-        if len(node.targets) != 1:
-            self.ctx.fail(node, "a chained assignment `a = b = ...`")
-        node.targets = [self._target(node.targets[0], node)]
-        return node
-
-    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
-        if not isinstance(node.op, _BINOPS):
-            self.ctx.fail(node, f"the operator {type(node.op).__name__}")
-        node.value = self.visit(node.value)
-        if isinstance(node.target, ast.Name) and node.target.id not in self.ctx.locals:
-            self.ctx.fail(node, f"updating {node.target.id!r} before assigning it")
-        if isinstance(node.target, ast.Attribute):
-            t = node.target
-            load = ast.Attribute(value=t.value, attr=t.attr, ctx=ast.Load())
-            self.visit(ast.copy_location(load, t))
-        node.target = self._target(node.target, node)
-        return node
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
-        if node.value is None:
-            self.ctx.fail(node, "a bare annotation")
-        assign = ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
-        return self.visit_Assign(assign)
-
-    def visit_For(self, node: ast.For) -> ast.AST:
-        ctx = self.ctx
-        it = node.iter
-        if not (
-            isinstance(it, ast.Call)
-            and isinstance(it.func, ast.Name)
-            and it.func.id == "range"
-            and "range" not in ctx.env
-            and 1 <= len(it.args) <= 3
-            and not it.keywords
-        ):
-            ctx.fail(node, "a `for` loop over anything but `range(<constants>)`")
-        for arg in it.args:
-            if _constant_int(arg, ctx.env) is None:
-                ctx.fail(node, f"a loop over a non-constant range (`{ast.unparse(arg)}`)")
-        bounds = [_constant_int(arg, ctx.env) or 0 for arg in it.args]
-        if len(bounds) == 3 and bounds[2] == 0:
-            ctx.fail(node, "a loop over `range(..., 0)` (step 0)")
-        outer = self.trips
-        self.trips = outer * max(len(range(*bounds)), 1)  # nested loops multiply
-        if self.trips > MAX_LOOP_TRIPS:
-            ctx.fail(
-                node,
-                f"a loop of {self.trips:,} iterations per message: a handler must finish "
-                f"quickly (at most {MAX_LOOP_TRIPS:,} iterations, nested loops multiplied), "
-                "a running handler cannot be stopped",
-            )
-        if node.orelse:
-            ctx.fail(node, "`for ... else`")
-        if not isinstance(node.target, ast.Name):
-            ctx.fail(node, "a loop target that is not a plain name")
-        ctx.locals.add(node.target.id)
-        node.body = [s for s in (self.visit(s) for s in node.body) if s is not None]
-        self.trips = outer
-        for arg in it.args:
-            self.visit(arg)
-        return node
-
-    def visit_Return(self, node: ast.Return) -> ast.AST:
-        if node.value is None:
-            node.value = ast.copy_location(ast.Constant(0), node)
-        else:
-            node.value = self.visit(node.value)
-        return node
-
-    # -- expressions --------------------------------------------------------------------
-    def _field(self, node: ast.Attribute, dtype: np.dtype, what: str) -> None:
-        names = dtype.names or ()
-        if node.attr not in names:
-            self.ctx.fail(
-                node,
-                f"the unknown {what} field `{ast.unparse(node)}`: "
-                f"the fields are {', '.join(names)}",
-            )
-
-    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        ctx = self.ctx
-        if isinstance(node.value, ast.Name) and node.value.id == ctx.req:
-            self._field(node, ctx.request, "request")
-            return node
-        if isinstance(node.value, ast.Name) and node.value.id == ctx.rep:
-            self._field(node, ctx.reply, "reply")
-            return node
-        ok, value = _resolve(node, ctx.env)
-        if ok and isinstance(value, float) and isinstance(node.value, ast.Name):
-            base_ok, base = _resolve(node.value, ctx.env)
-            if base_ok and base is math and node.attr in MATH_CONSTANTS:
-                return ast.copy_location(ast.Constant(value), node)
-        if ok and isinstance(value, _NUMERIC):
-            return ast.copy_location(ast.Constant(_plain(value)), node)
-        ctx.fail(node, f"the attribute access `{ast.unparse(node)}`")
-        return node
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        ctx = self.ctx
-        if node.id in (ctx.req, ctx.rep):
-            ctx.fail(node, f"using the record `{node.id}` itself (use `{node.id}.<field>`)")
-        if node.id in ctx.locals:
-            return node
-        if node.id in ctx.env:
-            value = ctx.env[node.id]
-            if isinstance(value, _NUMERIC):
-                ctx.constants[node.id] = _plain(value)
-                return node
-            ctx.fail(
-                node,
-                f"the global `{node.id}` (a {type(value).__name__}): "
-                "globals must be numeric constants",
-            )
-        if node.id in ("True", "False"):
-            return node
-        ctx.fail(node, f"the name `{node.id}` (not assigned before use)")
-        return node
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        if not isinstance(node.value, (bool, int, float)):
-            self.ctx.fail(node, f"the constant {node.value!r} (only numbers)")
-        return node
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        if not isinstance(node.op, _BINOPS):
-            self.ctx.fail(node, f"the operator {type(node.op).__name__}")
-        return self.generic_visit(node)
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        if isinstance(node.op, ast.Not):
-            self.ctx.fail(node, "`not`: it is not elementwise, use `~` or `== 0`", ("metal",))
-        return self.generic_visit(node)
-
-    def visit_Compare(self, node: ast.Compare) -> ast.AST:
-        if len(node.ops) != 1:
-            self.ctx.fail(node, "a chained comparison: compare twice and combine with `&`")
-        if not isinstance(node.ops[0], _CMPOPS):
-            self.ctx.fail(node, f"the comparison {type(node.ops[0]).__name__}")
-        return self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        ctx = self.ctx
-        if node.keywords:
-            ctx.fail(node, "keyword arguments in a call")
-        ok, fn = _resolve(node.func, ctx.env)
-        if isinstance(node.func, ast.Name) and node.func.id == "abs" and "abs" not in ctx.env:
-            ok, fn = True, abs
-        args = [self.visit(a) for a in node.args]
-        func: ast.expr
-        math_name = _math_name(fn) if ok else None
-        if ok and fn is select:
-            if len(args) != 3:
-                ctx.fail(node, f"select() with {len(args)} arguments (expected 3)")
-            func = ast.Name(id=SELECT_NAME, ctx=ast.Load())
-        elif ok and fn is abs:
-            if len(args) != 1:
-                ctx.fail(node, "abs() without exactly one argument")
-            func = ast.Name(id="abs", ctx=ast.Load())
-        elif math_name is not None:
-            func = ast.Attribute(
-                value=ast.Name(id=MATH_NAME, ctx=ast.Load()), attr=math_name, ctx=ast.Load()
-            )
-        else:
-            ctx.fail(
-                node,
-                f"the call `{ast.unparse(node.func)}(...)`: handlers may call only "
-                f"math.{{{', '.join(MATH_FUNCTIONS)}}}, abs and select",
-            )
-        return ast.copy_location(ast.Call(func=func, args=args, keywords=[]), node)
-
-
-def _constant_int(node: ast.expr, env: dict[str, Any]) -> int | None:
-    """The value of an integer constant expression (literals, numeric globals, + - * //)."""
-    if isinstance(node, ast.Constant):
-        v = node.value
-    elif isinstance(node, ast.Name):
-        v = env.get(node.id)
-    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _constant_int(node.operand, env)
-        return None if inner is None else -inner
-    elif isinstance(node, ast.BinOp) and isinstance(
-        node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
-    ):
-        a, b = _constant_int(node.left, env), _constant_int(node.right, env)
-        if a is None or b is None or (isinstance(node.op, ast.FloorDiv) and b == 0):
-            return None
-        ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
-        return ops[type(node.op)] if type(node.op) in ops else a // b
-    else:
-        return None
-    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
-        return int(v)
-    return None
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    return float(value)
 
 
 def _function_env(fn: Callable) -> dict[str, Any]:
@@ -466,14 +76,16 @@ def validate(
     request: Any,
     reply: Any,
     backends: tuple[str, ...] = ALL_BACKENDS,
+    state: Any = None,
 ) -> tuple[ast.FunctionDef, dict[str, Any], str, int]:
     """Check that ``fn`` runs on ``backends`` and return its normalized definition.
 
     Args:
-        fn: The handler ``fn(req, rep)``.
+        fn: The handler ``fn(req, rep)``, or ``fn(req, rep, state)`` with ``state``.
         request: Request structured dtype.
         reply: Reply structured dtype.
         backends: Backends the handler must run on.
+        state: State structured dtype (a kernel with state), or None.
 
     Returns:
         ``(function_def, constants, filename, first_line)``: the normalized AST, the numeric
@@ -487,6 +99,7 @@ def validate(
         raise HandlerError(f"[ring handler {name}] expected a Python function, got {type(fn)}")
     req_dt = check_message_dtype(request, "request")
     rep_dt = check_message_dtype(reply, "reply")
+    st_dt = None if state is None else check_state_dtype(state, name)
     try:
         source = textwrap.dedent(inspect.getsource(fn))
         filename = inspect.getsourcefile(fn) or "<unknown>"
@@ -502,8 +115,9 @@ def validate(
     if not isinstance(fdef, ast.FunctionDef):
         raise HandlerError(f"[ring handler {name}] expected a `def` function, got {source!r}")
     a = fdef.args
+    params = "req, rep" if st_dt is None else "req, rep, state"
     if (
-        len(a.args) != 2
+        len(a.args) != params.count(",") + 1
         or a.vararg
         or a.kwarg
         or a.kwonlyargs
@@ -511,11 +125,14 @@ def validate(
         or a.defaults
         or a.kw_defaults
     ):
+        hint = ""
+        if st_dt is None and len(a.args) == 3:
+            hint = " (a third parameter is the kernel's state: declare it with state=)"
         raise HandlerError(
-            f"[ring handler {name}] expected the signature `{name}(req, rep)`, got "
-            f"`{name}({ast.unparse(a)})`"
+            f"[ring handler {name}] expected the signature `{name}({params})`, got "
+            f"`{name}({ast.unparse(a)})`{hint}"
         )
-    ctx = _Ctx(
+    ctx = Ctx(
         name=name,
         filename=filename,
         line0=line0,
@@ -525,8 +142,10 @@ def validate(
         request=req_dt,
         reply=rep_dt,
         env=_function_env(fn),
+        st=None if st_dt is None else a.args[2].arg,
+        state=st_dt,
     )
-    norm = _Normalizer(ctx)
+    norm = Normalizer(ctx)
     body = [s for s in (norm.visit(s) for s in fdef.body) if s is not None]
     for i, stmt in enumerate(body):
         if isinstance(stmt, ast.Return) and i != len(body) - 1:
@@ -538,7 +157,9 @@ def validate(
         body.append(ast.Return(value=ast.Constant(0), lineno=fdef.end_lineno or fdef.lineno))
     new = copy.copy(fdef)  # keeps every field of this Python version's FunctionDef
     new.body = body
-    guard_faults(new, SELECT_NAME, rep_dt)  # faults become error replies (status FAULT)
+    guard_faults(new, SELECT_NAME, rep_dt, st_dt)  # faults become error replies (FAULT)
+    if st_dt is not None:
+        localize(new, SELECT_NAME, st_dt)  # the state is stored back on success only
     new.decorator_list = []
     new.returns = None
     ast.copy_location(new, fdef)
@@ -555,11 +176,13 @@ class HandlerSpec:
         name: The handler's name (used in errors).
         request: Request structured dtype.
         reply: Reply structured dtype.
-        function: The Python function ``function(req, rep) -> int | None``.
+        function: The Python function ``function(req, rep) -> int | None`` (with a
+            third parameter, the state record, when ``state`` is set).
         python: True for a pure-Python handler (any Python, CPU backend only).
         tree: The normalized definition (None for pure-Python handlers).
         constants: Numeric globals the handler reads.
         filename: Where the handler is defined.
+        state: The state structured dtype of a kernel with state, else None.
     """
 
     name: str
@@ -570,6 +193,7 @@ class HandlerSpec:
     tree: ast.FunctionDef | None = None
     constants: dict[str, Any] = field(default_factory=dict)
     filename: str = "<unknown>"
+    state: np.dtype | None = None
 
     @classmethod
     def create(
@@ -580,17 +204,22 @@ class HandlerSpec:
         *,
         python: bool = False,
         backends: tuple[str, ...] = ALL_BACKENDS,
+        state: Any = None,
     ) -> HandlerSpec:
-        """Validate ``function`` (unless ``python``) and bundle it with its dtypes."""
+        """Validate ``function`` (unless ``python``) and bundle it with its dtypes.
+
+        ``state`` (a structured dtype) declares a handler ``function(req, rep, state)``.
+        """
         req = check_message_dtype(request, "request")
         rep = check_message_dtype(reply, "reply")
         name = getattr(function, "__name__", "handler")
+        st = None if state is None else check_state_dtype(state, name)
         if python:
             if not callable(function):
                 raise TypeError(f"[ring handler {name}] expected a callable, got {function!r}")
-            return cls(name, req, rep, function, python=True)
-        tree, constants, filename, _ = validate(function, req, rep, backends)
-        return cls(name, req, rep, function, False, tree, constants, filename)
+            return cls(name, req, rep, function, python=True, state=st)
+        tree, constants, filename, _ = validate(function, req, rep, backends, st)
+        return cls(name, req, rep, function, False, tree, constants, filename, st)
 
     def build(self, select_impl: Any = select, math_impl: Any = math) -> Callable:
         """Return the normalized handler as a new Python function.
@@ -602,8 +231,9 @@ class HandlerSpec:
                 and numba.cuda; an object mapping to ``mlx.core`` functions for MLX).
 
         Returns:
-            ``handler(req, rep) -> error code``; req/rep may be records or any object with
-            the field attributes (e.g. a batch of ``mx.array`` fields).
+            ``handler(req, rep) -> error code`` (``handler(req, rep, state)`` with state);
+            the records may be any objects with the field attributes (e.g. a batch of
+            ``mx.array`` fields).
         """
         if self.tree is None:
             raise TypeError(f"[HandlerSpec.build] {self.name} is a pure-Python handler")

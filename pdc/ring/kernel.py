@@ -16,6 +16,10 @@ handlers), dropped (its id in ``dropped_ids``, backpressure "drop_oldest") or un
 (its id in ``TerminateReport.undelivered``); every message a send refused raised to its
 caller (``RingFullError``, ``RingStateError``) and is counted in ``rejected``. Telemetry:
 ``submitted == processed + dropped + waiting`` and ``processed == received + replies_ready``.
+
+A kernel with state (``pdc.ring.state``): ``read_state`` and ``reset_state`` touch the state
+only while the loop does not serve (launched and not yet activated, deactivated, or, for
+reading, terminated), so that a copy never mixes two messages' updates.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import threading
 import time
 import weakref
 from typing import Any
+
+import numpy as np
 
 from pdc.ring import aio
 from pdc.ring.definition import RingKernelDef
@@ -38,7 +44,9 @@ from pdc.ring.protocol import (
     PROCESSED,
     REJECTED,
     S_ACTIVE,
+    S_CREATED,
     S_DEACTIVATED,
+    S_LAUNCHED,
     S_TERMINATED,
     STATE_NAMES,
     RingHost,
@@ -49,6 +57,7 @@ from pdc.ring.protocol import (
 from pdc.ring.receiving import Receiving
 from pdc.ring.replies import Stash, Telemetry, TerminateReport
 from pdc.ring.sending import Sending
+from pdc.ring.state import initial_state
 from pdc.ring.waiting import Waiter
 
 __all__ = ["RingKernel"]
@@ -74,8 +83,16 @@ class RingKernel(Sending, Receiving):
             alloc=cls.allocator(options),
         )
         self.engine: Engine = cls(self.rings, self.spec, options)
+        if self.spec.state is not None:
+            start = definition.initial
+            self.engine.write_state(np.zeros((), self.spec.state) if start is None else start)
         self.backend = backend
         self.host = RingHost(self.rings)
+        self._fast = None  # the compiled call of the cpu backend (pdc.ring.fast)
+        if backend == "cpu":
+            from pdc.ring.fast import fast_call
+
+            self._fast = fast_call(self.rings, self.spec.python)
         self.ctrl = self.rings.ctrl  # read-only view for teaching; writes go through host
         self.backpressure = definition.backpressure
         self._dropping = definition.backpressure == "drop_oldest"
@@ -178,9 +195,15 @@ class RingKernel(Sending, Receiving):
         self._terminated = True  # blocked producers see it and give up the send lock
         self.host.request_terminate()
         stopped = self.engine.join(timeout)
-        with self._send_lock:  # no send can be accepted after this point
+        # No send can be accepted after this point: a producer holding the lock sees
+        # ``_terminated`` and leaves. Never wait forever for it (terminate runs at exit).
+        locked = self._send_lock.acquire(timeout=max(timeout, 1.0))
+        try:
             self._harvest_drops()
             undelivered = self.host.waiting_ids(HIGH) + self.host.waiting_ids(NORMAL)
+        finally:
+            if locked:
+                self._send_lock.release()
         return TerminateReport(
             self.kernel_id,
             stopped,
@@ -211,6 +234,60 @@ class RingKernel(Sending, Receiving):
             replies_ready=h.replies_ready() + len(self._stash),
             in_flight=self._in_flight(),
         )
+
+    # -- the kernel's own state (a kernel declared with state=) ---------------------------
+    def _quiet_state(self, op: str, allowed: tuple[int, ...]) -> int:
+        """The loop's state when it serves no message now, else raise RingStateError."""
+        if self.spec.state is None:
+            raise TypeError(
+                f"[{op} {self.kernel_id}] expected a kernel declared with state=, got one "
+                "without state"
+            )
+        s = self.host.state()
+        if s == S_TERMINATED and not self.engine.join(0.0):
+            s = -1  # acknowledged, but the loop has not left yet
+        if s not in allowed:
+            names = ", ".join(STATE_NAMES[a] for a in allowed)
+            raise RingStateError(
+                f"[{op} {self.kernel_id}] expected a kernel that serves no message ({names}: "
+                f"deactivate it first), got {STATE_NAMES.get(s, 'a loop still leaving')!r}"
+            )
+        return s
+
+    def read_state(self) -> np.ndarray:
+        """A copy of the kernel's state: a 0-d structured array of the state dtype.
+
+        Allowed while the kernel serves no message: launched but not activated,
+        deactivated (``deactivate()`` returned), or terminated; deactivate, read, activate.
+
+        Raises:
+            TypeError: for a kernel declared without ``state=``.
+            RingStateError: while the kernel is active (a copy could mix two messages'
+                updates), naming its state.
+        """
+        allowed = (S_CREATED, S_LAUNCHED, S_DEACTIVATED, S_TERMINATED)
+        before = self._quiet_state("read_state", allowed)
+        snapshot = self.engine.read_state()
+        if self.host.state() != before:  # another thread activated it meanwhile
+            self._quiet_state("read_state", (before,))
+        return snapshot
+
+    def reset_state(self, values: Any = None) -> None:
+        """Replace the kernel's state: ``values`` as for ``initial=`` (None: the initial state).
+
+        Allowed while the kernel is launched but not activated, or deactivated.
+
+        Raises:
+            TypeError: for a kernel declared without ``state=``, or a value that is not a
+                number.
+            ValueError: for an unknown field or a value its field cannot hold.
+            RingStateError: while the kernel is active or once it was terminated.
+        """
+        self._quiet_state("reset_state", (S_CREATED, S_LAUNCHED, S_DEACTIVATED))
+        st = self.spec.state
+        if st is not None:  # always: _quiet_state refused a kernel without state
+            start = self.definition.initial if values is None else values
+            self.engine.write_state(initial_state(st, start, self.kernel_id))
 
     # -- asyncio ------------------------------------------------------------------------
     async def send_async(

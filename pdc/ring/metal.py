@@ -31,6 +31,17 @@ both the request and the reply ring):
 * Results are evaluated, then copied into the reply ring from NumPy views of the MLX
   results (one copy per reply field), and only then published.
 
+A kernel with state (``pdc.ring.state``) cannot take a batch as one array computation: message
+k must see the state left by message k-1. The worker keeps the state as MLX arrays of its
+own (one 1-element array per field, loaded from ``state_buf`` at the start and after
+``reset_state``) and runs the handler once per message, in order, chaining the state
+lazily from one message to the next; each batch (at most ``STATE_BATCH`` messages) is
+evaluated once and the state is then mirrored into ``state_buf`` (MLX memory) for
+``read_state``. The cost: one call of the (compiled) handler graph per message instead of
+one per batch: measured on MLX's CPU device here (2 cores, batches of 1024 messages),
+about 77 us per message with state against about 1 us without, nearly all of it Python
+and graph building per message.
+
 Differences from the other engines: a high-priority message overtakes the normal ones not
 yet taken into a batch (not those in the batch being handled); MLX promotes an integer
 field combined with a Python float to float32 (its default float type), where NumPy and
@@ -79,6 +90,7 @@ from pdc.ring.protocol import (
 __all__ = ["MetalEngine", "mlx_math"]
 
 DEFAULT_BATCH = 4096
+STATE_BATCH = 256  # most messages of a stateful kernel chained in one lazy MLX graph
 
 
 def mlx_math() -> Any:
@@ -102,6 +114,19 @@ class _StrictMath:
             f"[ring metal] math.{name} has no MLX equivalent on the metal backend (supported: "
             f"{', '.join(sorted(MATH_FUNCTIONS))})"
         )
+
+
+class _State:
+    """The state record of one message: ``state["f"]`` reads and writes (see localize)."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self.values[name] = value
 
 
 class _Reply:
@@ -179,6 +204,12 @@ class MetalEngine(Engine):
         # Ring dtypes are structured (the protocol checks), so names is never None.
         self._req_names: tuple[str, ...] = handler.request.names or ()
         self._rep_names: tuple[str, ...] = handler.reply.names or ()
+        self._state_names: tuple[str, ...] = (
+            () if handler.state is None else handler.state.names or ()
+        )
+        self._mx_state: list[Any] | None = None  # the worker's state; None: load state_buf
+        if self._state_names:
+            self.batch = min(self.batch, STATE_BATCH)
         self._columns = self._column_readers()
         self.zero_copy_fields = [n for n, (zc, _) in self._columns.items() if zc]
         self.compiled = bool(options.extra.get("compile", True))
@@ -252,15 +283,38 @@ class MetalEngine(Engine):
         req_names = self._req_names
         self.assigned = self._assigned_fields(fn)
         assigned = self.assigned
+        nreq = len(req_names)
+        st_names = self._state_names
+        st_types = [self._state_type(n) for n in st_names]
 
-        def batch(*cols):
-            req = SimpleNamespace(**dict(zip(req_names, cols, strict=True)))
+        def batch(*args):
+            # args: one column per request field, then (with state) one array per field.
+            req = SimpleNamespace(**dict(zip(req_names, args[:nreq], strict=True)))
             rep = _Reply(self._rep_names)
-            code = fn(req, rep)
+            if st_names:
+                state = _State(dict(zip(st_names, args[nreq:], strict=True)))
+                code = fn(req, rep, state)
+                new = [
+                    mx.broadcast_to(mx.array(state[n], dtype=t), (1,))
+                    for n, t in zip(st_names, st_types, strict=True)
+                ]
+            else:
+                code = fn(req, rep)
+                new = []
             outs = [rep.values[n] for n in assigned]
-            return tuple(v if isinstance(v, mx.array) else mx.array(v) for v in (*outs, code))
+            res = tuple(v if isinstance(v, mx.array) else mx.array(v) for v in (*outs, code))
+            return (*res, *new)
 
         return batch
+
+    def _state_type(self, name: str) -> Any:
+        fields: Mapping[str, Any] = (self.handler.state or np.dtype([])).fields or {}
+        return _mx_dtype(self._mx, fields[name][0], self._gpu)
+
+    def write_state(self, values: np.ndarray) -> None:
+        """Replace the state (the worker reloads its MLX arrays before the next message)."""
+        super().write_state(values)
+        self._mx_state = None  # the loop does not serve now (see RingKernel.reset_state)
 
     def _assigned_fields(self, fn: Callable) -> tuple[str, ...]:
         """The reply fields the handler assigns, read from its normalized source.
@@ -378,9 +432,12 @@ class MetalEngine(Engine):
             return 0
         mx = self._mx
         cols = [self._columns[name][1](lane, i, n) for name in self._req_names]
-        results = (self._fn or self._batch_fn)(*cols)
-        mx.eval(results)
-        *outs, code = results
+        if self._state_names:
+            outs, code = self._sequential(cols, n)
+        else:
+            results = (self._fn or self._batch_fn)(*cols)
+            mx.eval(results)
+            *outs, code = results
         for name, out in zip(self.assigned, outs, strict=True):
             r.rep_slots[name][j : j + n] = np.asarray(memoryview(out))  # broadcasts a scalar
         codes = np.broadcast_to(np.asarray(memoryview(code)), (n,)).astype(np.int64)
@@ -397,6 +454,29 @@ class MetalEngine(Engine):
         c[PROCESSED] += n
         self.batches += 1
         return n
+
+    def _sequential(self, cols: list[Any], n: int) -> tuple[list[Any], Any]:
+        """A stateful batch: the handler once per message, in order, the state chained."""
+        mx, buf = self._mx, self.state_buf
+        if self._mx_state is None and buf is not None:
+            self._mx_state = [
+                mx.array(buf[name][:1], dtype=self._state_type(name)) for name in self._state_names
+            ]
+        state = list(self._mx_state or [])
+        fn = self._fn or self._batch_fn
+        per: list[list[Any]] = [[] for _ in range(len(self.assigned) + 1)]
+        for k in range(n):
+            res = fn(*[c[k : k + 1] for c in cols], *state)
+            for acc, v in zip(per, res[: len(per)], strict=True):
+                acc.append(mx.broadcast_to(v, (1,)))
+            state = list(res[len(per) :])  # a failed message's handler kept the old values
+        *outs, code = [mx.concatenate(acc) for acc in per]
+        mx.eval(outs, code, state)
+        self._mx_state = state
+        if buf is not None:  # the mirror read_state copies (the loop serves no message then)
+            for name, v in zip(self._state_names, state, strict=True):
+                buf[name][0] = np.asarray(memoryview(v))[0]
+        return outs, code
 
     def wake(self) -> None:
         """Wake the worker if it sleeps (a send calls this)."""

@@ -34,6 +34,8 @@ so that no two counters share a cache line and each line has exactly one writer:
     byte 1024 REP_HEAD    device  reply ring head
     byte 1088 REP_TAIL    host    reply ring tail
     byte 1152 HEARTBEAT   device  loop passes (shows that the device is alive)
+    byte 1216 NAPPING     device  1 while the cpu loop naps until its doorbell rings
+    byte 1280 DOORBELL    host    the cpu loop's doorbell pipe (``pdc.ring.doorbell``)
 
 Rings are single-producer/single-consumer. Heads and tails are monotonic message sequence
 numbers (never wrapped); sequence ``s`` lives in slot ``s % capacity``. The producer of a ring
@@ -76,6 +78,7 @@ __all__ = [
     "ACTIVE",
     "BLOCKED",
     "CONTROL_WORDS",
+    "DOORBELL",
     "DROPPED",
     "ERR_CODE",
     "ERR_COUNT",
@@ -84,6 +87,7 @@ __all__ = [
     "HIGH",
     "LANES",
     "LINE",
+    "NAPPING",
     "NORMAL",
     "PROCESSED",
     "REJECTED",
@@ -140,7 +144,9 @@ SKIP = 14 * LINE  # + lane * LINE
 REP_HEAD = 16 * LINE
 REP_TAIL = 17 * LINE
 HEARTBEAT = 18 * LINE
-CONTROL_WORDS = 19 * LINE
+NAPPING = 19 * LINE
+DOORBELL = 20 * LINE  # + 0..2: pollfd, armed, scratch (pdc.ring.doorbell)
+CONTROL_WORDS = 21 * LINE
 _TAIL_FROM_HEAD = TAIL - HEAD
 
 # Disposition of a request slot (req_meta[lane, i, 1]), written by the device.
@@ -646,8 +652,8 @@ def make_serve(
         handler: ``handler(req_record, rep_record) -> int`` (0 = ok).
         load: ``load(ctrl, index) -> int``: acquire load of a control word.
         store: ``store(ctrl, index, value)``: release store of a control word.
-        pause: ``pause(idle_passes)``: called after a pass that found no work (spin hint,
-            ``sched_yield``...); must not block for long.
+        pause: ``pause(ctrl, idle_passes)``: called after a pass that found no work (spin
+            hint, ``sched_yield``, a nap its doorbell ends...); must not block for long.
         burst: Messages handled per pass before the loop checks the control words again.
 
     Returns:
@@ -745,6 +751,6 @@ def make_serve(
                 idle += 1
                 if idle >= idle_limit:
                     return worked
-                pause(idle)
+                pause(ctrl, idle)
 
     return serve

@@ -15,11 +15,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pdc.ring.handlers import HandlerSpec
-from pdc.ring.protocol import NORMAL, RingError, RingHost, RingTimeoutError
+from pdc.ring.protocol import HIGH, NORMAL, RingError, RingHost, RingTimeoutError
 from pdc.ring.replies import Replies, Reply, Stash, concat
 from pdc.ring.waiting import Waiter
 
+if TYPE_CHECKING:
+    from pdc.ring.fast import FastCall
+
 __all__ = ["Receiving"]
+
+_LANES = {"high": HIGH, "normal": NORMAL, HIGH: HIGH, NORMAL: NORMAL}
 
 _PY_EXCEPTION = -1  # pdc.ring.cpu.PY_EXCEPTION (not imported: that module imports numba)
 
@@ -37,8 +42,15 @@ class Receiving:
     _rep_names: tuple[str, ...]
     _pop_names: tuple[str, ...]
     _recv_lock: threading.Lock
+    _send_lock: threading.Lock
     _spin: int
     _dropped_set: set[int]
+    _fast: FastCall | None
+    _dropping: bool
+    _terminated: bool
+    _next: int
+    _nfields: int
+    engine: Any
 
     if TYPE_CHECKING:  # defined by RingKernel
 
@@ -248,9 +260,70 @@ class Receiving:
             RingTimeoutError: when no reply came within ``timeout``, or at once when the
                 kernel can no longer answer.
         """
+        fast = self._fast
+        if fast is not None and message is None and not self._dropping:
+            got = self._fast_call(fast, priority, fields)
+            if got is not None:
+                if isinstance(got, int):  # sent; its reply was not next: wait the generic way
+                    got = self._wait_for(got, timeout)
+                return got.raise_for_status() if check else got
         corr = self.send(message, priority=priority, **fields)
         r = self._wait_for(corr, timeout)
         return r.raise_for_status() if check else r
+
+    def _fast_call(self, fast: FastCall, priority: Any, fields: dict) -> Reply | int | None:
+        """``call`` by one compiled call (``pdc.ring.fast``): the reply, or an id, or None.
+
+        Returns the Reply when it came within the call's polls; the message's id when it
+        was sent but its reply was not next (the caller waits for it the generic way);
+        None when nothing was sent (full lane, terminated loop, a value that does not fit):
+        the caller sends the generic way, which waits, raises or drops as the kernel's
+        rules say. Replies kept aside for ``receive`` stay there: a call's reply is its own.
+        """
+        try:
+            values = fast.values(fields)
+        except KeyError:
+            return None
+        if len(fields) != self._nfields:
+            return None
+        lane = _LANES.get(priority) if type(priority) is str or type(priority) is int else None
+        if lane is None:
+            return None
+        with self._send_lock, self._recv_lock:
+            if self._terminated:
+                return None
+            corr = self._next
+            self._next = corr + 1  # an interrupt from here on can waste an id, never reuse one
+            try:
+                r = fast.call(fast.addr, lane, corr, fast.polls, *values)
+                code = r[0]
+                if code == 2:  # replied: the reply is off the ring and held until handed out
+                    status = r[1]
+                    error = self._error_of(corr, status) if status == _PY_EXCEPTION else None
+                    reply = Reply(self.kernel_id, corr, status, self._pop_names, r[2:], error)
+                    # Released and counted in one line: an interrupt lands before both
+                    # (the reply goes back to the stash) or after both (it was handed out).
+                    fast.words[fast.HELD], self.received = 0, self.received + 1
+                    return reply
+            except fast.refused:  # numba took no argument: nothing was written
+                code = -1
+            except BaseException:  # interrupted after the reply was taken: keep it
+                self._unhold(fast)
+                raise
+            if code != 1:  # nothing written: the generic path raises or waits
+                self._next = corr
+                return None
+        self.engine.wake()
+        return corr
+
+    def _unhold(self, fast: FastCall) -> None:
+        """Put a reply the compiled call took, and nobody was handed, back in the stash."""
+        held = fast.held()
+        if held is not None:
+            corr, status, rec = held
+            out = np.zeros(1, self.spec.reply)
+            out[0] = tuple(rec[n] for n in self._rep_names)
+            self._stash.push_front(corr, status, out)
 
     def _gone(self, corr: int, op: str) -> None:
         """Raise if the reply to ``corr`` can never come (dropped)."""

@@ -27,6 +27,11 @@ Backpressure (what ``send`` does when the lane is full):
   (a wait for a dropped message's reply raises ``RingError``). Only a device that makes no
   progress for ``block_timeout`` seconds makes such a send raise ``RingFullError``.
 
+State: ``@ring_kernel(..., state=STATE, initial={...})`` gives the kernel a record of its
+own, ``def h(req, rep, state)``, kept across messages and never sent by the host; a message
+whose handler fails leaves it unchanged; ``read_state`` copies it while the kernel is
+deactivated (``pdc.ring.state`` states the rules).
+
 Replies come back in the order the device handled the messages (high lane first);
 ``receive`` returns the next one (or, with ``corr_id=``, the reply to one message), ``call``
 sends one message and waits for its own reply.
@@ -186,6 +191,14 @@ class RingKernelRuntime:
     def terminate(self, kernel_id: str, timeout: float = 10.0) -> TerminateReport:
         """Stop a kernel; report undelivered messages (see ``RingKernel.terminate``)."""
         return self.kernel(kernel_id).terminate(timeout)
+
+    def read_state(self, kernel_id: str) -> np.ndarray:
+        """A copy of a kernel's state (see ``RingKernel.read_state``)."""
+        return self.kernel(kernel_id).read_state()
+
+    def reset_state(self, kernel_id: str, values: Any = None) -> None:
+        """Replace a deactivated kernel's state (see ``RingKernel.reset_state``)."""
+        self.kernel(kernel_id).reset_state(values)
 
     def send(self, kernel_id: str, message: Any = None, /, **kw: Any) -> int:
         """Send one request (see ``RingKernel.send``); return its correlation id."""
