@@ -196,3 +196,39 @@ def test_numba_kernel_in_simulator_mode():
     rep = sim.launch(kernel, 2, 32, (x, x, out))
     np.testing.assert_array_equal(out, 2 * x)
     assert rep.findings == {}
+
+
+def _decorated(fn):  # stands for @cuda.jit: the function's first line is the decorator's
+    return fn
+
+
+@_decorated
+def oob_inline(x, out):
+    i = cuda.grid(1)
+    out[i] = x[i]
+
+
+@_decorated
+def oob_after_barrier(x, out):
+    i = cuda.grid(1)
+    cuda.syncthreads()
+    out[i] = x[i]
+
+
+def test_lines_count_alike_inline_and_rewritten():
+    """A kernel with a barrier runs rewritten without its decorator; lines must not move."""
+    x = np.zeros(32, np.float32)
+    inline = sim.launch(oob_inline, 1, 33, (x, np.zeros_like(x)))
+    rewritten = sim.launch(oob_after_barrier, 1, 33, (x, np.zeros_like(x)))
+    assert "oob_inline line 4)" in inline.findings["oob"]["examples"][0]
+    assert "oob_after_barrier line 5)" in rewritten.findings["oob"]["examples"][0]
+
+
+def test_memory_analysis_is_cheap_to_skip_and_always_there():
+    x = np.arange(100, dtype=np.float32)
+    rep = sim.launch(copy_guarded, 4, 32, (x, np.zeros_like(x)), schedules=2)
+    assert rep.access is None and rep.bank_conflicts == {} and rep.conflicts() == 0
+    # 100 floats in 4 warps: 400 bytes are 13 sectors; the last warp reads 4 of its lanes.
+    assert rep.sectors["x:load"] == {"accesses": 4, "sectors": 13, "ideal": 13}
+    assert rep.sectors["out:store"] == rep.sectors["x:load"]
+    assert rep.global_atomics() == 0 and rep.shared_atomics == 0

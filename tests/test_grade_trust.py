@@ -22,7 +22,7 @@ def case():
     return exs.public_cases(part)[2]  # n = 1
 
 
-def _write(out, case, *, nonce=NONCE, arrays=None, findings=None):
+def _write(out, case, *, nonce=NONCE, arrays=None, findings=None, extra_meta=None):
     n = 256  # one block of 256 threads
     good = {
         "out_out": np.zeros(1, np.float32),
@@ -43,7 +43,14 @@ def _write(out, case, *, nonce=NONCE, arrays=None, findings=None):
         "findings": findings or {},
         "barriers": 0,
         "shared_arrays": 0,
+        "sim": {
+            "bank_conflicts": {},
+            "sectors": {},
+            "atomic_counts": {"a": [], "b": [], "out": []},
+            "shared_atomics": 0,
+        },
     }
+    meta.update(extra_meta or {})
     (out / "c0.json").write_text(json.dumps(meta))
 
 
@@ -64,6 +71,8 @@ def test_valid_files_are_read(tmp_path, case):
         ({"arrays": {"atomics": -np.ones(256, np.int64)}}, "int64 counts"),
         ({"findings": {"fake": {"count": 0, "examples": []}}}, "unknown finding kind"),
         ({"findings": {"oob": {"count": -1, "examples": []}}}, "malformed"),
+        ({"extra_meta": {"sim": {}}}, "memory analysis"),
+        ({"extra_meta": {"sim": None}}, "memory analysis"),
     ],
 )
 def test_forged_or_malformed_results_are_no_result(tmp_path, case, kwargs, why):

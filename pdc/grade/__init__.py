@@ -7,11 +7,11 @@ judges their raw results here; see pdc.grade.grader for why.
 from __future__ import annotations
 
 
-def check(kernel, name=None) -> None:
+def check(kernel, name=None, *, show=None) -> None:
     """Check a kernel on its exercise's public cases (see pdc.grade.checking.check)."""
     from pdc.grade.checking import check as _check
 
-    return _check(kernel, name)
+    return _check(kernel, name, show=show)
 
 
 def grade(path, **kwargs):

@@ -59,17 +59,63 @@ def run_public(kernel, name: str | None = None) -> tuple:
     return public_part, judge(public_part, results, expected)
 
 
-def check(kernel, name: str | None = None) -> None:
-    """Check a kernel against its exercise's public cases and print specific feedback.
+_SHOWS = ("access", "banks")
 
-    Args:
-        kernel: The ``@cuda.jit`` kernel (or its Python function).
-        name: The exercise kernel it answers (default: the function's name).
+
+def _shows(show) -> tuple:
+    if show is None:
+        return ()
+    shows = (show,) if isinstance(show, str) else tuple(show)
+    bad = [s for s in shows if s not in _SHOWS]
+    if bad:
+        raise ValueError(f"[check] expected show in {_SHOWS} (or a tuple of them), got {show!r}")
+    return shows
+
+
+def show_first_case(kernel, part, shows: tuple) -> None:
+    """Run the first public case again and show its access maps and/or bank table."""
+    fn = sim.kernel_function(kernel)
+    case = exs.public_cases(part)[0]
+    args = [v.copy() if isinstance(v, np.ndarray) else v for v in case.args.values()]
+    rep = sim.launch(fn, case.grid, case.block, args, list(case.args), record="access" in shows)
+    from pdc.grade import plots
+
+    if "banks" in shows:
+        print(f"shared-memory banks, case {case.label}:")
+        print(plots.bank_table(rep))
+    if "access" in shows:
+        assert rep.access is not None  # recorded above
+        names = [o for o in case.outputs if o in rep.access]
+        names += [k for k in rep.access if k.startswith("shared:")]
+        if not names:
+            return
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(len(names), 1, figsize=(8, 3 * len(names)), squeeze=False)
+        for ax, name in zip(axes[:, 0], names):
+            plots.access_map(rep, name, ax=ax, title=f"case {case.label}: {name}")
+        fig.tight_layout()
+        plt.show()
+
+
+def check(kernel, name: str | None = None, *, show=None) -> None:
+    """Check a kernel against its exercise's public cases and print specific feedback.
 
     The feedback names each failing case, the first mismatching index and the expected and
     actual values, and any out-of-bounds access, race or divergent barrier with the thread
     and kernel line where it happened.
+
+    Args:
+        kernel: The ``@cuda.jit`` kernel (or its Python function).
+        name: The exercise kernel it answers (default: the function's name).
+        show: Also show the first public case: ``"access"`` plots the access maps of its
+            output arrays and shared arrays (who touched which element), ``"banks"`` prints
+            its shared-memory bank conflicts per line; a tuple shows both.
+
+    Raises:
+        ValueError: ``show`` names something else.
     """
+    shows = _shows(show)
     fn = sim.kernel_function(kernel)
     name = name or getattr(kernel, "kernel_id", None) or fn.__name__
     _, plugin = exs.find_part(name, plugins=True)
@@ -84,3 +130,5 @@ def check(kernel, name: str | None = None) -> None:
     from pdc.ptx.resources import check_line
 
     print(check_line(kernel, part.name))
+    if shows:
+        show_first_case(kernel, part, shows)

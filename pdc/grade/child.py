@@ -3,8 +3,9 @@
 The grader starts ``python -I`` on this module with a job on standard input: a nonce, the
 kernel sources (already checked by pdc.grade.source), the case inputs as ``.npy`` files in a
 fresh folder, and the folder to write to. For each case this process writes, with the nonce:
-the output arrays and per-thread counters (``.npz``, no pickle) and the findings (``.json``).
-It computes no expected values, scores nothing, and reads no hidden data: the grader does that.
+the output arrays and per-thread counters (``.npz``, no pickle), and the findings and memory
+analysis (``.json``). It computes no expected values, scores nothing, and reads no hidden
+data: the grader does that.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def main() -> int:
     """Entry point of the child process (the job comes on stdin)."""
     import numpy as np
 
-    from pdc.grade import sim, source
+    from pdc.grade import sim, simreport, source
 
     job = json.loads(sys.stdin.read())
     nonce, work, out = job["nonce"], Path(job["inputs"]), Path(job["outdir"])
@@ -100,6 +101,8 @@ def main() -> int:
             "findings": _jsonable(rep.findings),
             "barriers": int(rep.barriers),
             "shared_arrays": int(rep.shared_arrays),
+            # Bank conflicts, sectors and atomics per element (pdc.grade.simreport).
+            "sim": simreport.extras_to_json(rep),
         }
         (out / f"{cid}.json").write_text(json.dumps(meta))
     sys.stdout.flush()

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from pdc.grade import exercises as exs
-from pdc.grade import sandbox, source
+from pdc.grade import sandbox, simreport, source
 from pdc.grade.judge import CaseResult, Verdict, judge
 from pdc.grade.sim import FINDING_KINDS, Dim3, LaunchReport
 
@@ -159,6 +159,7 @@ def _load_result(case: exs.Case, cid: str, out: Path, nonce: str, gpu: bool) -> 
         rep.atomics = data["atomics"]
         rep.barriers = int(meta["barriers"])
         rep.shared_arrays = int(meta["shared_arrays"])
+        simreport.read_extras(rep, meta, case)
         outputs = {o: data[f"out_{o}"] for o in case.outputs}
         for o in case.outputs:  # on a GPU machine, the GPU's result is the one judged
             if f"gpu_{o}" in data:

@@ -29,23 +29,20 @@ import math
 import sys
 import threading
 import types
-from collections import namedtuple
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdc.grade import simcuda, simgen, simmem, simthreads, simwarp
+from pdc.grade import simbanks, simcuda, simgen, simmem, simthreads, simwarp
 from pdc.grade.simmem import KernelError
+from pdc.grade.simreport import Dim3, LaunchReport
 from pdc.grade.source import DTYPE_NAMES
-
-Dim3 = namedtuple("Dim3", "x y z")
 
 #: Finding categories a launch can report, in the order feedback lists them.
 FINDING_KINDS = ("error", "oob", "race", "divergence", "uninitialized", "warp")
 _MAX_EXAMPLES = 3
 #: Memory operations one thread may make before it counts as an endless loop.
 OPS_PER_THREAD = 100_000
-_OWN_FILES = (__file__, simcuda.__file__, simmem.__file__, simwarp.__file__)
+_OWN_FILES = frozenset((__file__, simcuda.__file__, simmem.__file__, simwarp.__file__))
 
 __all__ = ["Dim3", "FINDING_KINDS", "KernelError", "LaunchReport", "kernel_function", "launch"]
 
@@ -61,57 +58,6 @@ def _dim3(v) -> Dim3:
     if not 1 <= len(t) <= 3 or min(t) < 1:
         raise ValueError(f"[sim.launch] expected 1-3 positive dimensions, got {v!r}")
     return Dim3(*(t + (1, 1))[:3])
-
-
-@dataclass
-class LaunchReport:
-    """What one simulated launch did.
-
-    Attributes:
-        grid: Blocks per dimension (x, y, z).
-        block: Threads per block (x, y, z).
-        loads: Global loads per thread, by argument name (int64 arrays of length nthreads).
-        stores: Global stores per thread, by argument name.
-        written: Distinct global elements each thread wrote, by argument name.
-        shared_loads: Shared-memory loads per thread.
-        shared_stores: Shared-memory stores per thread.
-        atomics: Atomic operations per thread (each also counted as a load and a store).
-        findings: Category -> {"count": int, "examples": [str, ...]}.
-        barriers: Largest number of barriers any block passed.
-        shared_arrays: Number of shared arrays a block allocated.
-    """
-
-    grid: Dim3
-    block: Dim3
-    loads: dict = field(default_factory=dict)
-    stores: dict = field(default_factory=dict)
-    written: dict = field(default_factory=dict)
-    shared_loads: np.ndarray | None = None
-    shared_stores: np.ndarray | None = None
-    atomics: np.ndarray | None = None
-    findings: dict = field(default_factory=dict)
-    barriers: int = 0
-    shared_arrays: int = 0
-
-    @property
-    def nthreads(self) -> int:
-        """Threads launched in total."""
-        return math.prod(self.grid) * math.prod(self.block)
-
-    def count(self, kind: str) -> int:
-        """Number of findings of one category (see FINDING_KINDS)."""
-        return int(self.findings.get(kind, {}).get("count", 0))
-
-    def work(self) -> np.ndarray:
-        """Memory operations (loads and stores, atomics included) per thread."""
-        total = np.zeros(self.nthreads, dtype=np.int64)
-        for d in (self.loads, self.stores):
-            for v in d.values():
-                total += v
-        for v in (self.shared_loads, self.shared_stores):
-            if v is not None:
-                total += v
-        return total
 
 
 class _Ctx:
@@ -160,14 +106,22 @@ def _kernel_frame():
 def _line(f) -> str:
     if f is None:
         return ""
-    return f", {f.f_code.co_name} line {f.f_lineno - f.f_code.co_firstlineno + 1}"
+    return f", {f.f_code.co_name} line {simgen.line_in(f.f_code, f.f_lineno)}"
 
 
 class _Launch:
     """State of one launch: thread schedule, counters, collectives and findings."""
 
-    def __init__(self, grid: Dim3, block: Dim3, threaded: bool, schedule: int):
+    def __init__(self, grid: Dim3, block: Dim3, threaded: bool, schedule: int, record=False):
         self.grid, self.block = grid, block
+        self.record = record  # keep out-of-range attempts for access maps
+        self.own_files = _OWN_FILES
+        self.logging = schedule == 0  # the second schedule only compares outputs
+        self.sites: dict = {}  # instruction offset -> (code, site number in the logs)
+        self._offsets: dict = {}  # (code, instruction offset) -> site number
+        self._lines: dict = {}  # (code, line) -> site number
+        self.site_info: list = []  # site number -> (code, line)
+        self.kernel_name = ""
         self.generators = False  # set when the kernel runs as generators (simgen)
         self.tpb = math.prod(block)
         self.nthreads = math.prod(grid) * self.tpb
@@ -176,6 +130,7 @@ class _Launch:
         n = self.nthreads
         self.sl, self.ss, self.at = [0] * n, [0] * n, [0] * n
         self.ops = [0] * n
+        self.budget = OPS_PER_THREAD
         self.cur: _Ctx | None = None
         self.findings: dict = {}
         self.arrays: list[simmem.SimArray] = []
@@ -198,16 +153,40 @@ class _Launch:
                 text = f"{text} ({self.cur.where()}{_line(_kernel_frame())})"
             entry["examples"].append(text)
 
-    def tick(self):
+    def over_budget(self):
+        """Stop a thread past ``budget`` memory operations (counted by pdc.grade.simmem)."""
         # A budget in operations, not seconds: the verdict does not depend on machine load.
-        ops = self.ops
-        g = self.cur.gtid
-        ops[g] += 1
-        if ops[g] > OPS_PER_THREAD:
-            raise KernelError(
-                f"more than {OPS_PER_THREAD} memory operations per thread: an endless loop? "
-                f"({self.cur.where()}{_line(_kernel_frame())})"
-            )
+        raise KernelError(
+            f"more than {self.budget} memory operations per thread: an endless loop? "
+            f"({self.cur.where()}{_line(_kernel_frame())})"
+        )
+
+    def site_of(self, frame) -> int:
+        """The site number, for the access logs, of the kernel line that made an access.
+
+        ``frame`` is where the kernel usually is; the simulator's own frames (atomics,
+        iteration) are skipped. Sites are looked up by instruction offset and numbered by
+        line: CPython moves the offset of an access as it specialises the code, and one line
+        may make several accesses.
+        """
+        own = self.own_files
+        while frame.f_code.co_filename in own:
+            frame = frame.f_back
+        code, lasti = frame.f_code, frame.f_lasti
+        n = self._offsets.get((code, lasti))
+        if n is None:
+            line = frame.f_lineno
+            n = self._lines.get((code, line))
+            if n is None:
+                n = len(self.site_info)
+                if n >= 1 << simmem.SITE_BITS:
+                    raise KernelError(f"[sim] expected at most {n} kernel lines, got more")
+                self._lines[(code, line)] = n
+                self.site_info.append((code, line))
+            self._offsets[(code, lasti)] = n
+        if lasti not in self.sites:  # the fast path of SimArray._count: one code per offset
+            self.sites[lasti] = (code, n)
+        return n
 
     def wrap(self, sa: simmem.SimArray):
         p = simmem.proxy(sa)
@@ -224,6 +203,7 @@ class _Launch:
         if p is None:
             k = len(self.shared)
             arr = simmem.SimArray(simmem.garbage_array(shape, dtype), f"shared#{k}", self, True)
+            arr.block = self.cur.bid
             self.arrays.append(arr)
             p = self._shared_calls[site] = self.wrap(arr)
             self.shared.append(p)
@@ -351,7 +331,7 @@ class _Launch:
             )
         sites = {c.op[2] for c in waiting}
         if len(sites) > 1 or any(c.op[0] != "block" for c in waiting):
-            lines = sorted(s[1] - s[0].co_firstlineno + 1 for s in sites if s is not None)
+            lines = sorted(simgen.line_in(*s) for s in sites if s is not None)
             self.finding(
                 "divergence",
                 "threads of one block wait at different syncthreads() "
@@ -380,7 +360,7 @@ def _line_of(e):
     if last is None:
         return ""
     code = last.tb_frame.f_code
-    return f", {code.co_name} line {last.tb_lineno - code.co_firstlineno + 1}"
+    return f", {code.co_name} line {simgen.line_in(code, last.tb_lineno)}"
 
 
 def kernel_function(kernel):
@@ -423,7 +403,9 @@ def _rebind(fn, fake, cache, memo=None):
     return new
 
 
-def launch(kernel, grid, block, args, names=None, *, schedules: int = 1) -> LaunchReport:
+def launch(
+    kernel, grid, block, args, names=None, *, schedules: int = 1, record: bool = False
+) -> LaunchReport:
     """Run ``kernel[grid, block](*args)`` in the instrumented simulator.
 
     Array arguments (NumPy arrays) are updated in place, as a device copy would be after
@@ -437,9 +419,11 @@ def launch(kernel, grid, block, args, names=None, *, schedules: int = 1) -> Laun
         names: Names of the arguments, for reports (default: the function's parameter names).
         schedules: 2 also runs blocks and threads in reverse order and reports a race when
             the outputs differ.
+        record: Also map who accessed each element (``LaunchReport.access``).
 
     Returns:
-        A LaunchReport with per-thread counters and the findings found.
+        A LaunchReport with per-thread counters, the findings found and the memory analysis
+        (bank conflicts, sectors, atomics per element) of the first schedule.
 
     Raises:
         ValueError: More than 1024 threads per block, or ``schedules`` not 1 or 2.
@@ -452,9 +436,9 @@ def launch(kernel, grid, block, args, names=None, *, schedules: int = 1) -> Laun
         raise ValueError(f"[sim.launch] expected schedules 1 or 2, got {schedules!r}")
     if names is None:
         names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
-    L = _run_once(fn, grid, block, args, names, 0)
+    L = _run_once(fn, grid, block, args, names, 0, record)
     if schedules == 2 and "error" not in L.findings:
-        other = _run_once(fn, grid, block, args, names, 1)
+        other = _run_once(fn, grid, block, args, names, 1, False)
         for a, b in zip(L.arrays_by_arg, other.arrays_by_arg):
             if a is None or a.a.dtype.kind not in "biufc":
                 continue
@@ -484,19 +468,21 @@ def launch(kernel, grid, block, args, names=None, *, schedules: int = 1) -> Laun
     rep.findings = L.findings
     rep.barriers = L.max_barriers
     rep.shared_arrays = L.max_shared
+    simbanks.analyse(rep, L, record)
     return rep
 
 
-def _run_once(fn, grid, block, args, names, schedule):
+def _run_once(fn, grid, block, args, names, schedule, record):
     originals = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     try:
-        return _run(fn, grid, block, originals, names, False, schedule)
+        return _run(fn, grid, block, originals, names, False, schedule, record)
     except _NeedThreads:
-        return _run(fn, grid, block, originals, names, True, schedule)
+        return _run(fn, grid, block, originals, names, True, schedule, record)
 
 
-def _run(fn, grid, block, originals, names, threaded, schedule):
-    L = _Launch(grid, block, threaded, schedule)
+def _run(fn, grid, block, originals, names, threaded, schedule, record):
+    L = _Launch(grid, block, threaded, schedule, record)
+    L.kernel_name = fn.__name__
     fake = simcuda.FakeCuda(L)
     run_fn = None
     if not threaded:

@@ -33,7 +33,7 @@ class _Shared:
 
 class _Local:
     def __init__(self, launch):
-        self.array = lambda shape, dtype: simmem.LocalArray(shape, dtype, launch)
+        self.array = lambda shape, dtype: LocalArray(shape, dtype, launch)
 
 
 class _Const:
@@ -176,3 +176,45 @@ class FakeCuda:
     def ffs(x):
         v, _ = _bits(x)
         return (v & -v).bit_length()  # 1-based position of the lowest set bit, 0 if none
+
+
+class LocalArray:
+    """A thread's ``cuda.local.array``: starts as garbage; out-of-range use, and a read of an
+    element no write has set, are findings."""
+
+    __slots__ = ("_a", "_L", "_init", "shape", "size", "ndim", "dtype")
+
+    def __init__(self, shape, dtype, launch):
+        self._a = simmem.garbage_array(shape, dtype)
+        self._L = launch
+        self._init = bytearray(self._a.size)
+        self.shape, self.size, self.ndim, self.dtype = (
+            self._a.shape,
+            self._a.size,
+            self._a.ndim,
+            self._a.dtype,
+        )
+
+    def __getitem__(self, idx):
+        f = simmem.flat_index(idx, self.shape, "read", "local array", self._L)
+        if f < 0:
+            return simmem.garbage(self.dtype)
+        if not self._init[f]:
+            pos = [int(i) for i in np.unravel_index(f, self.shape)]
+            self._L.finding("uninitialized", f"read local array{pos} before any write")
+        return self._a.reshape(-1)[f]
+
+    def __setitem__(self, idx, value):
+        f = simmem.flat_index(idx, self.shape, "write", "local array", self._L)
+        if f >= 0:
+            self._a.reshape(-1)[f] = value
+            self._init[f] = 1
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim != 1:
+            raise simmem.KernelError("[iterate local array] expected a 1-D array")
+        for i in range(self.shape[0]):
+            yield self[i]

@@ -14,6 +14,7 @@ import ast
 import inspect
 import textwrap
 import types
+import weakref
 
 from pdc.grade.simcuda import FULL_MASK
 
@@ -34,6 +35,16 @@ COLLECTIVES = {
     "ballot_sync": ("warp", "ballot", 2),
     "eq_sync": ("warp", "eq", 2),
 }
+
+
+#: Rewritten code -> the first line of the function it came from (decorators included), so
+#: that lines are counted alike whether a kernel ran as written or as a generator.
+_FIRST_LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def line_in(code, lineno: int) -> int:
+    """Line ``lineno`` of a file counted from the first line of its function (1-based)."""
+    return lineno - _FIRST_LINES.get(code, code.co_firstlineno) + 1
 
 
 class NoSource(Exception):
@@ -132,7 +143,9 @@ def rewrite(fn, g: dict, memo: dict):
     code = compile(module, fn.__code__.co_filename, "exec")
     ns: dict = {}
     exec(code, g, ns)  # noqa: S102 - the kernel's own source, rewritten
-    return ns[fn.__name__]
+    new = ns[fn.__name__]
+    _FIRST_LINES[new.__code__] = fn.__code__.co_firstlineno
+    return new
 
 
 def innermost_site(gen):

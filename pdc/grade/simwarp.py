@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.grade import simmem
+from pdc.grade import simgen, simmem
 
 WARP = 32
 
@@ -22,7 +22,7 @@ def _garbage_like(v):
 
 
 def _line(site) -> str:
-    return "" if site is None else f"line {site[1] - site[0].co_firstlineno + 1}"
+    return "" if site is None else f"line {simgen.line_in(*site)}"
 
 
 def resolve_warps(L, ctxs) -> bool:

@@ -27,7 +27,7 @@ PRELUDE = "import math\nimport numpy as np\nimport numba\nfrom numba import cuda
 
 F1, F2, I32, I64 = "float32[::1]", "float32[:, ::1]", "int32[::1]", "int64[::1]"
 EXERCISE = "exercise"  # argument types from pdc.grade.exercises' first public case
-RING = "ring"  # a ring handler: compiled inside the ring kernel (request REQ, reply REP)
+RING = "ring"  # a ring handler: compiled inside the ring kernel (request REQ, reply REP[, state])
 
 
 def skip(reason: str) -> tuple[str, str]:
@@ -35,9 +35,9 @@ def skip(reason: str) -> tuple[str, str]:
     return ("skip", reason)
 
 
-def ring(request: str = "REQ", reply: str = "REP") -> tuple[str, str, str]:
-    """A ring handler whose message dtypes are the file's ``request`` and ``reply``."""
-    return (RING, request, reply)
+def ring(request: str = "REQ", reply: str = "REP", state: str | None = None) -> tuple:
+    """A ring handler whose dtypes are the file's ``request``, ``reply`` (and ``state``)."""
+    return (RING, request, reply) if state is None else (RING, request, reply, state)
 
 
 def with_constants(args: tuple, **constants: int) -> tuple[str, tuple, dict]:
@@ -62,7 +62,7 @@ KERNELS: dict[str, dict[str, Any]] = {
             "05_reduction": ("block_sum",),
         }.items()
     },
-    "solutions/06_ring.ipynb": {"detect": ring("REQUEST", "REPLY")},
+    "solutions/06_ring.ipynb": {"detect": ring("REQUEST", "REPLY", "STATE")},
     "notebooks/01_why_gpus.ipynb": {"saxpy_kernel": ("float32", F1, F1)},
     "notebooks/02_gpu_architecture.ipynb": {
         "who_did_it": ("int32[:, ::1]", "int32[:, ::1]"),
@@ -102,6 +102,7 @@ KERNELS: dict[str, dict[str, Any]] = {
         "empty_kernel": (F1,),
         "bad_abs": skip("rejected on purpose: the chapter shows the handler error"),
         "safe_sqrt": ring(),
+        "running_mean": ring("REQ", "MEAN", "COUNT"),
     },
     "notebooks/10_optimisation.ipynb": {"heavy": (F1, F1)},
     "tests/kernels_for_tests.py": {"add": (F1, F1, F1), "scale2d": (F2, F2, "float32")},
@@ -126,7 +127,14 @@ KERNELS: dict[str, dict[str, Any]] = {
         "maths": ring(),
         "packed": ring("PACKED", "REP"),
     },
+    "tests/test_ring_fast.py": {"work": ring()},
     "tests/test_ring_semantics.py": {"work": ring()},
+    "tests/test_ring_state.py": {
+        **dict.fromkeys(("counter", "tally", "grow"), ring("REQ", "REP", "STATE")),
+        "running": ring("REQ", "REP", "WELFORD"),
+        "flaky": skip("a pure-Python handler: CPU only"),
+        "plain": ring(),
+    },
     "tests/test_ring_stress.py": {
         "twice": ring(),
         "picky": skip("a pure-Python handler: CPU only"),
@@ -200,6 +208,8 @@ def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict]
         elif entry[0] == RING:
             params = {"source": source, "handler": f.name, "request": entry[1]}
             params |= {"reply": entry[2], "filename": f.path}
+            if len(entry) > 3:
+                params["state"] = entry[3]
             jobs.append(_call(f"ring {f.name}", where, "ring_unit", params))
         else:
             if entry[0] == "constants":  # bind what the kernel closed over, then compile
@@ -236,13 +246,16 @@ def _exec(source: str, filename: str) -> dict:
     return mod.__dict__
 
 
-def ring_unit(source: str, handler: str, request: str, reply: str, filename: str) -> tuple:
-    """The real-GPU ring kernel around a handler defined in ``source``."""
+def ring_unit(
+    source: str, handler: str, request: str, reply: str, filename: str, state: str | None = None
+) -> tuple:
+    """The real-GPU ring kernel around a handler defined in ``source`` (with state: ``state``)."""
     from pdc.ring import cuda_kernel as ck
     from pdc.ring.handlers import HandlerSpec
 
     ns = _exec(source, filename)
-    spec = HandlerSpec.create(ns[handler], ns[request], ns[reply])
+    st = None if state is None else ns[state]
+    spec = HandlerSpec.create(ns[handler], ns[request], ns[reply], state=st)
     return ck.compile_unit(spec)
 
 

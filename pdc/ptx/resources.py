@@ -126,6 +126,8 @@ def ring_resources(kdef: Any) -> list[Build]:
     spec = kdef.spec
     source, name = function_source(spec.function)
     source += f"\n_REQUEST = {dtype_literal(spec.request)}\n_REPLY = {dtype_literal(spec.reply)}\n"
+    if spec.state is not None:
+        source += f"_STATE = {dtype_literal(spec.state)}\n"
     ccs = [(9, 0), (8, 0)]
     # The ring kernel is pdc's code around the handler: a change to it is a new build.
     ring_dir = Path(__file__).resolve().parents[1] / "ring"
@@ -138,6 +140,8 @@ def ring_resources(kdef: Any) -> list[Build]:
         except (ValueError, TypeError, KeyError):
             pass  # rebuilt below
     params = {"source": source, "handler": name, "request": "_REQUEST", "reply": "_REPLY"}
+    if spec.state is not None:
+        params["state"] = "_STATE"
     job = {
         "kind": "call",
         "name": f"ring kernel ({name})",

@@ -35,6 +35,7 @@ def _exercise_cases() -> dict:
         found.update(importlib.import_module(path.stem).CASES)
     return found
 
+
 CASES = {
     # -- bugs the checker must catch ----------------------------------------------------------
     "no_bounds_guard": dict(
@@ -453,14 +454,26 @@ def multiply(a, b, out):
     ),
 }
 
-RING_OK_HEAD = """@ring_kernel(request=REQUEST, reply=REPLY, queue_size=1024)
-def detect(req, rep):
-    n = req.count + 1.0
-    delta = req.x - req.mean
-    mean = req.mean + delta / n
+RING_OK_HEAD = """@ring_kernel(request=REQUEST, reply=REPLY, state=STATE, queue_size=1024)
+def detect(req, rep, state):
+    count = state.count
+    n = count + 1.0
+    delta = req.x - state.mean
+    mean = state.mean + delta / n
+"""
+
+RING_OK_TAIL = """    std = math.sqrt(var)
+    z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0)
+    state.m2 = state.m2 + delta * (req.x - mean)
+    state.mean = mean
+    state.count = n
     rep.count = n
     rep.mean = mean
-    rep.m2 = req.m2 + delta * (req.x - mean)
+    rep.z = z
+    rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
+"""
+
+RING_SAMPLE_VAR = """    var = state.m2 / select(count > 1.0, count - 1.0, 1.0)
 """
 
 CASES.update(
@@ -470,13 +483,73 @@ CASES.update(
             part="detect",
             fail=["public", "hidden"],
             passes=[],
-            reason="differs: expected",
+            reason="(z) differs: expected",
             kernel=RING_OK_HEAD
-            + """    var = req.m2 / select(req.count > 0.0, req.count, 1.0)  # population, not sample
+            + """    var = state.m2 / select(count > 0.0, count, 1.0)  # population, not sample
+"""
+            + RING_OK_TAIL,
+        ),
+        "ring_state_reset_each_message": dict(
+            exercise="06_ring",
+            part="detect",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="reply 2 (count) differs: expected 2, got 1; the state after 1 reading",
+            kernel="""@ring_kernel(request=REQUEST, reply=REPLY, state=STATE, queue_size=1024)
+def detect(req, rep, state):
+    state.count = 0.0  # starts over at every message: the actor forgets
+    state.mean = 0.0
+    state.m2 = 0.0
+    n = state.count + 1.0
+    delta = req.x - state.mean
+    mean = state.mean + delta / n
+    state.m2 = state.m2 + delta * (req.x - mean)
+    state.mean = mean
+    state.count = n
+    rep.count = n
+    rep.mean = mean
+    rep.z = 0.0
+    rep.flag = 0
+""",
+        ),
+        "ring_state_not_updated": dict(
+            exercise="06_ring",
+            part="detect",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="reply 2 (count) differs",
+            kernel=RING_OK_HEAD
+            + RING_SAMPLE_VAR
+            + """    std = math.sqrt(var)
+    z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0)
+    rep.count = n  # replies as if it had updated the state, but never stores it
+    rep.mean = mean
+    rep.z = z
+    rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
+""",
+        ),
+        "ring_mean_updated_before_delta": dict(
+            exercise="06_ring",
+            part="detect",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="differs: expected",
+            kernel="""@ring_kernel(request=REQUEST, reply=REPLY, state=STATE, queue_size=1024)
+def detect(req, rep, state):
+    count = state.count
+    n = count + 1.0
+    state.mean = state.mean + (req.x - state.mean) / n  # the new mean first...
+    delta = req.x - state.mean  # ...so delta is measured from the new mean
+    mean = state.mean
+    var = state.m2 / select(count > 1.0, count - 1.0, 1.0)
     std = math.sqrt(var)
     z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0)
+    state.m2 = state.m2 + delta * (req.x - mean)
+    state.count = n
+    rep.count = n
+    rep.mean = mean
     rep.z = z
-    rep.flag = select(req.count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
+    rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
 """,
         ),
         "ring_error_code": dict(
@@ -497,8 +570,19 @@ CASES.update(
             passes=[],
             reason="rejected",
             kernel=RING_OK_HEAD
-            + """    if req.count > 1.0:
+            + """    if count > 1.0:
         rep.z = delta
+""",
+        ),
+        "ring_stateless_signature": dict(
+            exercise="06_ring",
+            part="detect",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="rejected",
+            kernel="""@ring_kernel(request=REQUEST, reply=REPLY, state=STATE, queue_size=1024)
+def detect(req, rep):
+    rep.count = 1.0
 """,
         ),
         "attack_ring_import": dict(
@@ -518,8 +602,8 @@ CASES.update(
             fail=["public", "hidden"],
             passes=[],
             reason="must be declared",
-            kernel="""@ring_kernel(request=REQUEST, reply=REPLY, queue_size=1024)
-def detect(req: print("runs when defined"), rep):
+            kernel="""@ring_kernel(request=REQUEST, reply=REPLY, state=STATE, queue_size=1024)
+def detect(req: print("runs when defined"), rep, state):
     rep.z = 0.0
 """,
         ),

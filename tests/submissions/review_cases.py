@@ -600,19 +600,22 @@ def conv1d(x, w, out):
         full=True,
         extra_after=[
             """
-@ring_kernel(request=REQUEST, reply=REPLY, queue_size=1024)
-def detect_v2(req, rep):
-    n = req.count + 1.0
-    delta = req.x - req.mean
-    mean = req.mean + delta / n
-    rep.count = n
-    rep.mean = mean
-    rep.m2 = req.m2 + delta * (req.x - mean)
-    var = req.m2 / select(req.count > 1.0, req.count - 1.0, 1.0)
+@ring_kernel(request=REQUEST, reply=REPLY, state=STATE, queue_size=1024)
+def detect_v2(req, rep, state):
+    count = state.count
+    n = count + 1.0
+    delta = req.x - state.mean
+    mean = state.mean + delta / n
+    var = state.m2 / select(count > 1.0, count - 1.0, 1.0)
     std = math.sqrt(var)
     z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0)
+    state.m2 = state.m2 + delta * (req.x - mean)
+    state.mean = mean
+    state.count = n
+    rep.count = n
+    rep.mean = mean
     rep.z = z
-    rep.flag = select(req.count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
+    rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
 
 
 detect = detect_v2  # the stub above stays; the name now means the new handler

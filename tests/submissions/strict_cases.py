@@ -19,17 +19,20 @@ def multiply(a, b, out):
         out[i] = a[i] * b[i]
 """
 
-RING_HEAD = """@ring_kernel(request=REQUEST, reply=REPLY, queue_size=1024)
-def detect(req, rep):
-    n = req.count + 1.0
-    delta = req.x - req.mean
-    mean = req.mean + delta / n
-    rep.count = n
-    rep.mean = mean
-    rep.m2 = req.m2 + delta * (req.x - mean)
-    var = req.m2 / select(req.count > 1.0, req.count - 1.0, 1.0)
+RING_HEAD = """@ring_kernel(request=REQUEST, reply=REPLY, state=STATE, queue_size=1024)
+def detect(req, rep, state):
+    count = state.count
+    n = count + 1.0
+    delta = req.x - state.mean
+    mean = state.mean + delta / n
+    var = state.m2 / select(count > 1.0, count - 1.0, 1.0)
     std = math.sqrt(var)
     z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0)
+    state.m2 = state.m2 + delta * (req.x - mean)
+    state.mean = mean
+    state.count = n
+    rep.count = n
+    rep.mean = mean
     rep.z = z
 """
 
@@ -339,7 +342,7 @@ def saxpy(alpha, x, y, out):
         full=True,
         extra_cells=["WARM_UP = 10\nLIMIT = 2.0 * 2.0"],
         kernel=RING_HEAD
-        + """    rep.flag = select(req.count >= WARM_UP, select(abs(z) > LIMIT, 1, 0), 0)
+        + """    rep.flag = select(count >= WARM_UP, select(abs(z) > LIMIT, 1, 0), 0)
 """,
     ),
     # -- hidden cases at the boundaries ---------------------------------------------------------
@@ -398,7 +401,7 @@ def matmul_naive(A, B, C):
         passes=["public"],
         reason="wrong values",
         kernel=RING_HEAD
-        + """    rep.flag = select(req.count > MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
+        + """    rep.flag = select(count > MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
 """,
     ),
     # -- scores that must not depend on machine load ----------------------------------------------

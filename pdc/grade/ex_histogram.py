@@ -1,0 +1,215 @@
+"""Exercise 07: histogram of a byte stream, with global atomics, then privatised per block.
+
+``values`` is a stream of bytes from a 6-bit sensor: codes ``0 .. BINS - 1`` are readings,
+codes ``BINS .. 255`` flag a failed reading and are not counted. ``hist[b]`` must end up as
+the number of readings equal to ``b`` (``hist`` arrives zeroed). Many threads add into the
+same bin, so the updates must be atomic; and atomics on one address are served one after
+another, so a skewed input (every value the same) serialises the whole grid on one bin.
+
+* ``histogram_global``: one thread per value, one ``cuda.atomic.add`` on ``hist`` per reading.
+* ``histogram_shared``: a fixed grid of ``BLOCKS`` blocks walks the stream with a grid-stride
+  loop; each block counts into its own histogram in shared memory (zeroed, barrier, shared
+  atomics, barrier) and then adds each nonzero bin to ``hist`` once.
+
+Criteria of this exercise's own (``Part.judges``):
+
+* ``atomics`` (shared kernel): every bin of ``hist`` receives at most one global atomic per
+  block (``report.contention("hist") <= blocks``), so at most ``BINS x blocks`` in all.
+* ``parallel``: one thread makes no more memory accesses than its share of the stream needs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pdc.grade.exercises import Case, Exercise, Part
+
+TPB = 128  # threads per block
+BINS = 64  # readings are 6-bit: codes 0..63; codes 64..255 flag a failed reading
+BLOCKS = 4  # the privatised kernel's fixed grid (on a GPU: a few blocks per SM)
+
+#: Input shapes, by the key a size tuple carries, and how feedback names them.
+KINDS = {"uniform": "uniform", "hot": "three hot bins", "same": "all equal"}
+_ERROR_RATE = 1 / 8  # share of failed readings in the uniform and hot streams
+_PRIMES = (211, 257, 401, 509, 521, 677, 883, 1021, 1031, 1297, 1543, 2053)
+
+
+def histogram_spec(values: np.ndarray) -> np.ndarray:
+    """Reference: ``hist[b]`` = number of ``values`` equal to ``b``, for ``b < BINS``, int32."""
+    v = np.asarray(values)
+    return np.bincount(v[v < BINS].astype(np.int64), minlength=BINS).astype(np.int32)
+
+
+def stream(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
+    """A byte stream of ``n`` values shaped like ``kind`` (see ``KINDS``).
+
+    Args:
+        rng: Where the values come from.
+        n: Number of values.
+        kind: ``"uniform"`` readings, ``"hot"`` (nine in ten fall in three bins) or
+            ``"same"`` (every value one reading: the worst case for atomics).
+
+    Returns:
+        A uint8 array; uniform and hot streams carry about one failed reading (a code of
+        ``BINS`` or more) in eight, never as their first value, so every stream counts
+        something.
+
+    Raises:
+        ValueError: ``kind`` is not one of ``KINDS`` or ``n`` is below 1.
+    """
+    if kind not in KINDS or n < 1:
+        raise ValueError(
+            f"[histogram.stream] expected n >= 1 and a kind in {list(KINDS)}, "
+            f"got n={n}, kind={kind!r}"
+        )
+    if kind == "same":
+        return np.full(n, rng.integers(0, BINS), dtype=np.uint8)
+    v = rng.integers(0, BINS, n)
+    if kind == "hot":
+        hot = rng.choice(BINS, size=3, replace=False)
+        pick = rng.random(n) < 0.9
+        v[pick] = rng.choice(hot, size=int(pick.sum()), p=[0.5, 0.3, 0.2])
+    failed = rng.random(n) < _ERROR_RATE
+    failed[0] = False
+    v[failed] = rng.integers(BINS, 256, int(failed.sum()))
+    return v.astype(np.uint8)
+
+
+def global_launch(n: int) -> tuple[tuple, tuple]:
+    """Grid and block of ``histogram_global``: one thread per value."""
+    return (max(1, math.ceil(n / TPB)),), (TPB,)
+
+
+def shared_launch(n: int) -> tuple[tuple, tuple]:
+    """Grid and block of ``histogram_shared``: ``BLOCKS`` blocks, whatever ``n`` is."""
+    return (BLOCKS,), (TPB,)
+
+
+def _make(launch):
+    def make(rng: np.random.Generator, sizes: tuple) -> Case:
+        n, kind = sizes
+        args = {"values": stream(rng, n, kind), "hist": np.zeros(BINS, np.int32)}
+        grid, block = launch(n)
+        return Case(f"n={n}, {KINDS[kind]}", args, ("hist",), grid, block, dims={"n": n})
+
+    return make
+
+
+def _hidden_global(rng: np.random.Generator) -> list[tuple[int, str]]:
+    """A block short of and past a multiple, a single value, a prime; shapes drawn at random."""
+    k = int(rng.integers(1, 12))
+    kinds = [str(s) for s in rng.choice(list(KINDS), size=4)]
+    return [
+        (k * TPB - 1, kinds[0]),
+        (k * TPB + 1, kinds[1]),
+        (1, kinds[2]),
+        (int(rng.choice(_PRIMES)), kinds[3]),
+    ]
+
+
+def _hidden_shared(rng: np.random.Generator) -> list[tuple[int, str]]:
+    """Fewer values than threads, one past the grid's width, a prime, and a skewed stream."""
+    grid_width = BLOCKS * TPB
+    kinds = [str(s) for s in rng.choice(list(KINDS), size=3)]
+    return [
+        (int(rng.integers(1, TPB)), kinds[0]),
+        (grid_width * int(rng.integers(1, 5)) + 1, kinds[1]),
+        (int(rng.choice(_PRIMES)), kinds[2]),
+        (int(rng.integers(grid_width, 5 * grid_width)), "same"),
+    ]
+
+
+def _where(r) -> str:
+    return r.case.label if r.case.hidden else f"case {r.case.label}"
+
+
+def _max_work(case: Case) -> int:
+    """Memory accesses one thread needs in the privatised kernel, with room to spare.
+
+    Per value: a load and a shared atomic (a load and a store); per bin it owns: a zeroing
+    store, a read and a global atomic. Twice the per-value cost leaves room for other layouts.
+    """
+    per_thread = math.ceil(case.dims["n"] / (math.prod(case.grid) * math.prod(case.block)))
+    return 6 * per_thread + 4 * math.ceil(BINS / TPB) + 12
+
+
+def _spread(part: Part, results: list) -> tuple[float, str]:
+    """Judge ``parallel`` (shared kernel): no thread does the work of many."""
+    for r in sorted(results, key=lambda r: r.case.hidden):  # public cases can explain
+        worst, bound = int(r.report.work().max()), _max_work(r.case)
+        if worst > bound:
+            if r.case.hidden:  # the counts could reveal the sizes
+                return 0.0, f"{_where(r)}: one thread does the work of many"
+            return 0.0, (
+                f"{_where(r)}: one thread made {worst} memory accesses, at most {bound} "
+                "expected when each thread counts its share of the stream: is one thread "
+                "(or one thread per bin) reading values that others should read?"
+            )
+    return 1.0, "work is spread over the threads"
+
+
+def _contention(part: Part, results: list) -> tuple[float, str]:
+    """Judge ``atomics``: each bin of ``hist`` gets at most one global atomic per block."""
+    most = 0
+    for r in sorted(results, key=lambda r: r.case.hidden):
+        counts = getattr(r.report, "atomic_counts", None)
+        if counts is None or "hist" not in counts:
+            raise TypeError(
+                f"[histogram] expected report.atomic_counts['hist'] for {_where(r)}, got None"
+            )
+        blocks = math.prod(r.case.grid)
+        total, worst = r.report.global_atomics(), r.report.contention("hist")
+        if worst <= blocks and total <= BINS * blocks:
+            most = max(most, total)
+            continue
+        if r.case.hidden:
+            return 0.0, f"{_where(r)}: a bin received more than one global atomic per block"
+        b = int(np.argmax(counts["hist"]))
+        return 0.0, (
+            f"{_where(r)}: {total} global atomics, at most {BINS * blocks} expected (one per "
+            f"bin and block); hist[{b}] alone received {worst} from {blocks} blocks. Count "
+            "in the block's shared histogram, then add each nonzero bin to hist once."
+        )
+    return 1.0, f"at most one global atomic per bin and block ({most} in the busiest case)"
+
+
+HISTOGRAM = Exercise(
+    "07_histogram",
+    "Histogram with atomics",
+    [
+        Part(
+            "histogram_global",
+            "hist[v] += 1 for every reading v < BINS, one global atomic each",
+            ("values", "hist"),
+            public=[(1000, "uniform"), (300, "same"), (777, "hot")],
+            hidden=_hidden_global,
+            make=_make(global_launch),
+            reference=lambda a: {"hist": histogram_spec(a["values"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1},
+            max_stores=1,
+            titles={"sync": "no data races (threads that share a bin update it atomically)"},
+            rtol=0.0,
+            atol=0.0,
+        ),
+        Part(
+            "histogram_shared",
+            "the same histogram, privatised per block in shared memory",
+            ("values", "hist"),
+            public=[(2000, "uniform"), (1500, "same"), (1000, "hot")],
+            hidden=_hidden_shared,
+            make=_make(shared_launch),
+            reference=lambda a: {"hist": histogram_spec(a["values"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1, "atomics": 2},
+            judges={"parallel": _spread, "atomics": _contention},
+            titles={
+                "atomics": "contention: at most one global atomic per bin and block "
+                "(report.contention('hist') <= blocks)",
+            },
+            rtol=0.0,
+            atol=0.0,
+        ),
+    ],
+    {"TPB": TPB, "BINS": BINS, "BLOCKS": BLOCKS},
+)

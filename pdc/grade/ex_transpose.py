@@ -1,0 +1,196 @@
+"""Exercise 09: matrix transpose, naive, through a shared tile, and through a padded tile.
+
+``out[j, i] = a[i, j]`` for a float32 ``(rows, cols)`` matrix. A transpose does no arithmetic:
+it is pure data movement, so how the warps touch memory is all that matters. The naive kernel
+reads rows and writes columns (its stores are strided); the tiled kernels stage a
+``TILE x TILE`` block in shared memory so that both the global loads and the global stores of
+a warp fall on consecutive addresses. An unpadded ``(TILE, TILE)`` tile is then read down a
+column, which puts all 32 lanes of a warp in one shared-memory bank; a ``(TILE, TILE + 1)``
+tile shifts each row by one bank and removes the conflict.
+
+Criteria of this exercise's own (``Part.judges``):
+
+* ``memory`` (tiled and padded kernels): every warp-wide global load of ``a`` and store of
+  ``out`` touches at most one 32-byte sector more than its bytes need (a contiguous run can
+  straddle one sector boundary; a strided one touches a sector per lane).
+* ``conflicts`` (padded kernel): the tile lives in shared memory and no shared access costs
+  more than one wavefront (``report.conflicts() == 0``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pdc.grade.exercises import Case, Exercise, Part
+
+TILE = 32  # a TILE x TILE tile per block of the tiled kernels: one warp spans a tile row
+BLOCK_ROWS = 8  # tiled kernels run (TILE, BLOCK_ROWS) threads: each moves TILE // BLOCK_ROWS
+
+#: Small primes for hidden sizes: never a multiple of a warp, a tile or a block.
+_PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53)
+
+
+def transpose_spec(a: np.ndarray) -> np.ndarray:
+    """Reference: ``out[j, i] = a[i, j]``, as a new C-contiguous float32 array."""
+    return np.ascontiguousarray(a.T, dtype=np.float32)
+
+
+def naive_launch(rows: int, cols: int) -> tuple[tuple, tuple]:
+    """Grid and block of the naive kernel: one thread per element of ``a`` (x: columns)."""
+    grid = (max(1, math.ceil(cols / TILE)), max(1, math.ceil(rows / BLOCK_ROWS)))
+    return grid, (TILE, BLOCK_ROWS)
+
+
+def tiled_launch(rows: int, cols: int) -> tuple[tuple, tuple]:
+    """Grid and block of the tiled kernels: one block per TILE x TILE tile of ``a``."""
+    grid = (max(1, math.ceil(cols / TILE)), max(1, math.ceil(rows / TILE)))
+    return grid, (TILE, BLOCK_ROWS)
+
+
+def _make(launch):
+    def make(rng: np.random.Generator, sizes: tuple) -> Case:
+        rows, cols = sizes
+        a = rng.uniform(-1.0, 1.0, size=(rows, cols)).astype(np.float32)
+        args = {"a": a, "out": np.zeros((cols, rows), np.float32)}
+        grid, block = launch(rows, cols)
+        return Case(
+            f"a {rows}x{cols}", args, ("out",), grid, block, dims={"rows": rows, "cols": cols}
+        )
+
+    return make
+
+
+def _hidden(rng: np.random.Generator) -> list[tuple[int, int]]:
+    """Sizes a row or column short of and past a tile, a single row or column, two primes."""
+    near = [TILE - 1, TILE + 1, 2 * TILE - 1]
+    thin = int(rng.integers(2, 2 * TILE + 3))
+    one_row = bool(rng.integers(0, 2))
+    return [
+        (int(rng.choice(near)), int(rng.choice(near))),
+        (1, thin) if one_row else (thin, 1),
+        (int(rng.choice(_PRIMES)), int(rng.choice(_PRIMES))),
+    ]
+
+
+def _where(r) -> str:
+    return r.case.label if r.case.hidden else f"case {r.case.label}"
+
+
+def _coalescing(part: Part, results: list) -> tuple[float, str]:
+    """Judge ``memory``: each warp access of ``a`` and ``out`` is one contiguous run.
+
+    A run of ``b`` contiguous bytes occupies ``ceil(b / 32)`` sectors, or one more when it
+    straddles a sector boundary, so a coalesced kernel keeps ``sectors <= ideal + accesses``
+    for every array; a strided warp access touches one sector per lane.
+    """
+    for r in sorted(results, key=lambda r: r.case.hidden):  # public cases can explain
+        sectors = getattr(r.report, "sectors", None)
+        if sectors is None:
+            raise TypeError(f"[transpose] expected report.sectors for {_where(r)}, got None")
+        if not sectors:  # the simulator lists every global array, touched or not
+            return 0.0, f"{_where(r)}: no sector counts came back from the simulator"
+        for key, what in (("a:load", "loads of a"), ("out:store", "stores to out")):
+            s = sectors.get(key)
+            if s is None or s["accesses"] == 0:
+                return 0.0, f"{_where(r)}: no {what} were made"
+            if s["sectors"] > s["ideal"] + s["accesses"]:
+                if r.case.hidden:  # the counts could reveal the sizes
+                    return 0.0, f"{_where(r)}: {what} are not coalesced"
+                per = s["sectors"] / s["accesses"]
+                ideal = s["ideal"] / s["accesses"]
+                return 0.0, (
+                    f"{_where(r)}: {what} are not coalesced: {per:.1f} sectors per warp "
+                    f"access, {ideal:.1f} needed ({s['sectors']} sectors for "
+                    f"{s['accesses']} warp accesses): do consecutive lanes (threadIdx.x) "
+                    "touch consecutive elements of that array?"
+                )
+    return 1.0, "global loads and stores are coalesced (sectors per warp access near ideal)"
+
+
+def _conflict_free(part: Part, results: list) -> tuple[float, str]:
+    """Judge ``conflicts``: the tile is in shared memory and no access is bank-conflicted."""
+    for r in sorted(results, key=lambda r: r.case.hidden):
+        banks = getattr(r.report, "bank_conflicts", None)
+        if banks is None:
+            raise TypeError(f"[transpose] expected report.bank_conflicts for {_where(r)}, got None")
+        if not banks:
+            return 0.0, f"{_where(r)}: no shared memory is used: stage the tile in shared memory"
+        extra = r.report.conflicts()
+        if extra == 0:
+            continue
+        line, worst = max(banks.items(), key=lambda kv: kv[1]["wavefronts"] - kv[1]["accesses"])
+        if r.case.hidden:
+            return 0.0, f"{_where(r)}: bank conflicts at kernel line {line}"
+        return 0.0, (
+            f"{_where(r)}: bank conflicts at kernel line {line} (`{worst['text']}`): up to "
+            f"{worst['worst']}-way, {worst['wavefronts']} wavefronts for {worst['accesses']} "
+            f"warp accesses ({extra} extra in all): does the tile need a padding column?"
+        )
+    return 1.0, "no shared-memory bank conflicts"
+
+
+_PUBLIC = [(40, 70), (32, 32), (5, 3)]
+
+TRANSPOSE = Exercise(
+    "09_transpose",
+    "Matrix transpose",
+    [
+        Part(
+            "transpose_naive",
+            "out[j, i] = a[i, j], one thread per element",
+            ("a", "out"),
+            public=_PUBLIC,
+            hidden=_hidden,
+            make=_make(naive_launch),
+            reference=lambda a: {"out": transpose_spec(a["a"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
+            max_stores=1,
+            rtol=0.0,
+            atol=0.0,
+        ),
+        Part(
+            "transpose_tiled",
+            "the transpose through a TILE x TILE shared tile",
+            ("a", "out"),
+            public=_PUBLIC,
+            hidden=_hidden,
+            make=_make(tiled_launch),
+            reference=lambda a: {"out": transpose_spec(a["a"])},
+            points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1, "memory": 2},
+            max_stores=TILE // BLOCK_ROWS,
+            judges={"memory": _coalescing},
+            titles={"memory": "coalesced global loads and stores (sectors per warp access)"},
+            rtol=0.0,
+            atol=0.0,
+        ),
+        Part(
+            "transpose_padded",
+            "the tiled transpose without shared-memory bank conflicts",
+            ("a", "out"),
+            public=_PUBLIC,
+            hidden=_hidden,
+            make=_make(tiled_launch),
+            reference=lambda a: {"out": transpose_spec(a["a"])},
+            points={
+                "public": 1,
+                "hidden": 1,
+                "bounds": 1,
+                "sync": 1,
+                "parallel": 1,
+                "memory": 1,
+                "conflicts": 2,
+            },
+            max_stores=TILE // BLOCK_ROWS,
+            judges={"memory": _coalescing, "conflicts": _conflict_free},
+            titles={
+                "memory": "coalesced global loads and stores (sectors per warp access)",
+                "conflicts": "no shared-memory bank conflicts (report.conflicts() == 0)",
+            },
+            rtol=0.0,
+            atol=0.0,
+        ),
+    ],
+    {"TILE": TILE, "BLOCK_ROWS": BLOCK_ROWS},
+)

@@ -1,0 +1,242 @@
+"""Exercise 10: a block sum whose last steps are warp shuffles on registers.
+
+The output is exercise 5's: ``partial[b]`` is the sum of block ``b``'s ``TPB`` elements, zero
+past the end of ``x``. Exercise 5 reduces the whole block in shared memory and passes a
+``syncthreads`` per halving step. Here each warp adds its 32 values with
+``cuda.shfl_down_sync`` (lane ``i`` reads lane ``i + offset``'s register: no shared memory, no
+barrier), lane 0 of each warp writes its warp's sum to a shared array of ``WARPS`` floats,
+the block passes one barrier, and warp 0 adds those sums with shuffles again.
+
+Criteria of this exercise's own (``Part.judges``):
+
+* ``parallel``: no thread loads more than ``MAX_LOADS`` elements of ``x`` (one thread, or one
+  lane per warp, adding a slice alone loads dozens).
+* ``masks``: no "warp" finding. A shuffle whose mask leaves out a lane that executes it, or
+  names a lane that never reaches it (a lane past the end of ``x`` that returned early, the
+  lanes of warp 0 that skip its second stage), reads an undefined value on a GPU.
+* ``barriers``: a block passes at most one ``syncthreads``; exercise 5's tree passes
+  ``log2(TPB) + 1``.
+* ``registers``: the warp stage adds in registers. A thread makes at most ``MAX_SHARED``
+  shared-memory accesses (the model makes two: a warp sum written, one read) and a block at
+  most one atomic per warp.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pdc.grade.exercises import Case, Exercise, Part, block_sum_spec
+
+TPB = 128  # threads per block, as in exercise 5
+WARP = 32
+WARPS = TPB // WARP  # warp sums per block
+#: Shared-memory accesses one thread may make: a warp sum stored, one read, some slack.
+MAX_SHARED = 4
+#: Elements of ``x`` one thread may load: its own, with slack for a second.
+MAX_LOADS = 2
+
+
+def warp_reduce_spec(x: np.ndarray) -> np.ndarray:
+    """Reference: ``partial[b]`` = sum of ``x[b*TPB:(b+1)*TPB]``, zero past the end."""
+    return block_sum_spec(x, TPB)
+
+
+def _make(rng: np.random.Generator, sizes: tuple) -> Case:
+    (n,) = sizes
+    blocks = max(1, math.ceil(n / TPB))
+    args = {
+        "x": rng.uniform(-1.0, 1.0, size=n).astype(np.float32),
+        "partial": np.zeros(blocks, np.float32),
+    }
+    return Case(f"n={n}", args, ("partial",), (blocks,), (TPB,), dims={"n": n})
+
+
+#: Primes below a few blocks: never a multiple of a warp.
+_PRIMES = (3, 31, 37, 97, 131, 163, 199, 257, 293, 383, 421, 509)
+
+
+def _hidden(rng: np.random.Generator) -> list[tuple[int]]:
+    """Hidden sizes, most ending inside a warp.
+
+    One element, a lane short of and past a block, a prime, a whole number of warps that is
+    not a whole number of blocks, and any size up to four blocks.
+    """
+    blocks = int(rng.integers(1, 5))
+    return [
+        (1,),
+        (blocks * TPB + int(rng.choice([-1, 1])),),
+        (int(rng.choice(_PRIMES)),),
+        (blocks * TPB + WARP * int(rng.integers(1, WARPS)),),
+        (int(rng.integers(2, 4 * TPB)),),
+    ]
+
+
+def _where(r) -> str:
+    return r.case.label if r.case.hidden else f"case {r.case.label}"
+
+
+#: What a "warp" finding means for a shuffle, keyed by a phrase of its text.
+_MASK_HINTS = (
+    (
+        "leaves out",
+        "a lane executes a shuffle whose mask leaves that lane out: the mask names every "
+        "lane that executes the call (0xFFFFFFFF for a whole warp)",
+    ),
+    (
+        "not in the mask",
+        "a shuffle reads a lane that its mask leaves out: widen the mask to the lanes that "
+        "take part",
+    ),
+    (
+        "not at this call",
+        "the full mask names lanes that never execute this shuffle (they returned early or "
+        "skipped the branch): keep every lane of the warp in the shuffle, with 0.0 for "
+        "elements past the end, or pass a mask of only the lanes that execute it",
+    ),
+    (
+        "wait at another call",
+        "the mask names lanes that wait at another shuffle: every lane named in the mask "
+        "must execute the same call",
+    ),
+)
+
+
+def mask_hint(example: str) -> str:
+    """Explain one "warp" finding of the simulator in terms of shuffle masks.
+
+    Args:
+        example: The text of a "warp" finding.
+
+    Returns:
+        What went wrong and how to fix it (a generic hint for a text it does not know).
+    """
+    for phrase, hint in _MASK_HINTS:
+        if phrase in example:
+            return hint
+    return "a warp collective read a value that is undefined on a GPU"
+
+
+def _masks(part: Part, results: list) -> tuple[float, str]:
+    """Judge ``masks``: no shuffle reads a lane that does not take part in it."""
+    lines: list[str] = []
+    hints: list[str] = []
+    for r in sorted(results, key=lambda r: r.case.hidden):  # public cases can explain
+        n = r.report.count("warp")
+        if not n:
+            continue
+        example = r.report.findings["warp"]["examples"][0]
+        if mask_hint(example) not in hints:
+            hints.append(mask_hint(example))
+        if r.case.hidden:  # counts and thread coordinates could reveal the sizes
+            lines.append(f"{_where(r)}: a shuffle reads a lane that does not take part in it")
+        else:
+            lines.append(f"{_where(r)}: {n} warp finding(s), e.g. {example}")
+    if lines:
+        return 0.0, "\n".join(lines + [f"why: {h}" for h in hints])
+    return 1.0, "every shuffle's mask names exactly the lanes that execute it"
+
+
+def _spread(part: Part, results: list) -> tuple[float, str]:
+    """Judge ``parallel``: every thread loads about one element; none walks the block alone.
+
+    Counting global loads, not all memory operations, keeps exercise 5's tree (many shared
+    accesses per thread) a matter for ``registers`` alone.
+    """
+    for r in sorted(results, key=lambda r: r.case.hidden):
+        loads = r.report.loads["x"]
+        worst = int(loads.max()) if loads.size else 0
+        if worst <= MAX_LOADS:
+            continue
+        if r.case.hidden:
+            return 0.0, f"{_where(r)}: one thread does the work of many"
+        return 0.0, (
+            f"{_where(r)}: one thread loaded {worst} elements of x, at most {MAX_LOADS} "
+            "expected: is one thread (or one lane per warp) adding what its neighbours hold?"
+        )
+    return 1.0, "work is spread over the threads: each loads its own element"
+
+
+def _barriers(part: Part, results: list) -> tuple[float, str]:
+    """Judge ``barriers``: one ``syncthreads`` per block is enough."""
+    for r in sorted(results, key=lambda r: r.case.hidden):
+        passed = r.report.barriers
+        if passed <= 1:
+            continue
+        if r.case.hidden:
+            return 0.0, f"{_where(r)}: a block passes more barriers than it needs"
+        return 0.0, (
+            f"{_where(r)}: a block passed {passed} barriers (syncthreads), 1 expected: warps "
+            "exchange their sums once; a shuffle inside a warp needs no syncthreads"
+        )
+    return 1.0, "one barrier per block: shuffles need none"
+
+
+def _registers(part: Part, results: list) -> tuple[float, str]:
+    """Judge ``registers``: the warp stage adds in registers, not in shared memory or atomics."""
+    for r in sorted(results, key=lambda r: r.case.hidden):
+        rep = r.report
+        shared = rep.shared_loads + rep.shared_stores
+        worst = int(shared.max()) if shared.size else 0
+        per_block = rep.atomics.reshape(-1, math.prod(rep.block)).sum(axis=1)
+        atomics = int(per_block.max()) if per_block.size else 0
+        if worst > MAX_SHARED:
+            if r.case.hidden:
+                return 0.0, f"{_where(r)}: the warp stage adds in shared memory"
+            return 0.0, (
+                f"{_where(r)}: a thread made {worst} shared-memory accesses, at most "
+                f"{MAX_SHARED} expected: add a warp's 32 values with shuffles in registers; "
+                "shared memory only carries one sum per warp"
+            )
+        if atomics > WARPS:
+            if r.case.hidden:
+                return 0.0, f"{_where(r)}: a block makes more than one atomic per warp"
+            return 0.0, (
+                f"{_where(r)}: a block made {atomics} atomic operations, at most {WARPS} "
+                "expected (one per warp): add a warp's values with shuffles first"
+            )
+    return 1.0, "the warp stage adds in registers: shared memory carries one sum per warp"
+
+
+WARP_REDUCE = Exercise(
+    "10_warp_reduce",
+    "Warp-level reduction with shuffles",
+    [
+        Part(
+            "block_sum_warp",
+            "partial[b] = sum of block b's elements, warps reduce with shuffles",
+            ("x", "partial"),
+            public=[(1000,), (128,), (5,)],
+            hidden=_hidden,
+            make=_make,
+            reference=lambda a: {"partial": warp_reduce_spec(a["x"])},
+            points={
+                "public": 2,
+                "hidden": 2,
+                "sync": 1,
+                "parallel": 1,
+                "masks": 1,
+                "barriers": 1,
+                "registers": 1,
+            },
+            judges={
+                "parallel": _spread,
+                "masks": _masks,
+                "barriers": _barriers,
+                "registers": _registers,
+            },
+            titles={
+                "parallel": f"work spread over threads (each loads at most {MAX_LOADS} "
+                "elements of x)",
+                "masks": "shuffle masks name exactly the lanes that execute them",
+                "barriers": "one syncthreads per block (shuffles need none)",
+                "registers": "warp stage in registers (no shared-memory tree, "
+                "at most one atomic per warp)",
+            },
+            rtol=1e-4,
+            atol=1e-4,
+        )
+    ],
+    {"TPB": TPB, "WARPS": WARPS},
+)
