@@ -208,8 +208,10 @@ def test_an_interrupt_right_after_the_compiled_call_puts_its_reply_in_the_stash(
         fast = k._fast
         real = fast.call
 
-        def interrupted(*args):
-            real(*args)
+        def interrupted(d, lane, corr, polls, *values):
+            # Poll as long as it takes (a loaded machine may not run the loop at once):
+            # the reply comes back from the compiled call, then the signal lands.
+            real(d, lane, corr, 10**10, *values)
             raise KeyboardInterrupt
 
         stashed = 0
@@ -224,7 +226,7 @@ def test_an_interrupt_right_after_the_compiled_call_puts_its_reply_in_the_stash(
             r = k.receive(timeout=60)  # the interrupted call's reply, exactly once
             assert (r.k, r.y, r.u) == (i, 6.0, 2)
         t = k.telemetry()
-    assert stashed > 0
+    assert stashed > 0  # all 20 but for a loop that fell asleep in between
     assert (t.submitted, t.received, t.in_flight, t.replies_ready) == (40, 40, 0, 0)
 
 
