@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from math import exp
+
 import numpy as np
 import pytest
 
@@ -232,3 +235,27 @@ def test_memory_analysis_is_cheap_to_skip_and_always_there():
     assert rep.sectors["x:load"] == {"accesses": 4, "sectors": 13, "ideal": 13}
     assert rep.sectors["out:store"] == rep.sectors["x:load"]
     assert rep.global_atomics() == 0 and rep.shared_atomics == 0
+
+
+def ieee_math(x, out):
+    i = cuda.grid(1)
+    if i == 0:
+        out[0] = math.exp(x[0])  # exp(1000): inf on a GPU, OverflowError in Python
+        out[1] = math.log(x[1])  # log(0): -inf
+        out[2] = math.sqrt(x[2])  # sqrt(-1): nan
+        out[3] = exp(x[3])  # imported by name, as `from math import exp`
+        out[4] = math.exp(x[4]) / math.exp(x[0])  # inf / inf: nan, as in a naive softmax
+        out[5] = math.pow(x[1], -1.0)  # 0 ** -1: inf
+
+
+def test_math_returns_inf_and_nan_as_a_gpu_does_instead_of_raising():
+    x = np.array([1000.0, 0.0, -1.0, 1.5, 1000.0, 0.0])
+    out = np.zeros(6)
+    rep = sim.launch(ieee_math, (1,), (32,), (x, out))
+    assert rep.findings == {}
+    assert out[0] == np.inf and out[1] == -np.inf and np.isnan(out[2])
+    assert out[3] == math.exp(1.5)  # ordinary values are Python's own, bit for bit
+    assert np.isnan(out[4]) and out[5] == np.inf
+    assert math.exp is not sim.simmath.GPU_MATH.exp  # the real module is left alone
+    with pytest.raises(OverflowError):
+        math.exp(1000.0)

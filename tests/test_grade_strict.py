@@ -138,6 +138,23 @@ def test_shuffle_from_a_lane_outside_the_mask_is_a_finding():
     rep = _launch(shfl_outside_mask, 32, x, np.zeros(32, np.float32))
     assert rep.count("warp") == 16
     assert "not in the mask" in rep.findings["warp"]["examples"][0]
+    # the line of the lane's own shuffle, not where the simulator resolved the warp
+    assert rep.findings["warp"]["examples"][0].endswith("shfl_outside_mask line 3)")
+
+
+def half_mask_everywhere(x, out):
+    t = cuda.threadIdx.x
+    v = x[t]
+    v += cuda.shfl_down_sync(0x0000FFFF, v, 1)  # every lane calls; the mask names 16
+    out[t] = v
+
+
+def test_a_lane_its_own_mask_leaves_out_is_reported_at_its_shuffle_line():
+    x = np.arange(32, dtype=np.float32)
+    rep = _launch(half_mask_everywhere, 32, x, np.zeros(32, np.float32))
+    examples = rep.findings["warp"]["examples"]
+    left_out = [e for e in examples if "leaves out" in e]
+    assert left_out and all(e.endswith("half_mask_everywhere line 4)") for e in left_out)
 
 
 def test_syncwarp_orders_lanes_of_a_warp():

@@ -50,10 +50,19 @@ def _mismatch(case: Case, name: str, expected, got, part: Part) -> str | None:
     bad = np.argwhere(~ok)
     first = tuple(int(i) for i in bad[0])
     idx = ", ".join(str(i) for i in first)
-    return (
+    text = (
         f"{name} differs at {len(bad)} of {expected.size} elements; first at {name}[{idx}]: "
         f"expected {expected[first]:.6g}, got {got[first]:.6g}"
     )
+    if got.dtype.kind == "f" and expected.dtype.kind == "f":
+        lost = int(np.count_nonzero(~np.isfinite(got) & np.isfinite(expected)))
+        if lost:
+            text += (
+                f"; {lost} are inf or nan where the expected values are finite: an overflow "
+                "(exp of a large value is inf, and inf / inf is nan), a division by zero, or "
+                "a value read that was never defined"
+            )
+    return text
 
 
 def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:

@@ -32,7 +32,7 @@ import types
 
 import numpy as np
 
-from pdc.grade import simbanks, simcuda, simgen, simmem, simthreads, simwarp
+from pdc.grade import simbanks, simcuda, simgen, simmath, simmem, simthreads, simwarp
 from pdc.grade.simmem import KernelError
 from pdc.grade.simreport import Dim3, LaunchReport
 from pdc.grade.source import DTYPE_NAMES
@@ -104,9 +104,12 @@ def _kernel_frame():
 
 
 def _line(f) -> str:
-    if f is None:
-        return ""
-    return f", {f.f_code.co_name} line {simgen.line_in(f.f_code, f.f_lineno)}"
+    return "" if f is None else _site_line((f.f_code, f.f_lineno))
+
+
+def _site_line(site) -> str:
+    code, line = site
+    return f", {code.co_name} line {simgen.line_in(code, line)}"
 
 
 class _Launch:
@@ -145,12 +148,15 @@ class _Launch:
         self.abort = False
 
     # -- recording -------------------------------------------------------------------------
-    def finding(self, kind, text, where=True):
+    def finding(self, kind, text, where=True, site=None):
+        """Record a finding; ``site`` is the (code, line) of the thread's own call when it is
+        not the running frame (a warp collective is resolved after its lanes arrived)."""
         entry = self.findings.setdefault(kind, {"count": 0, "examples": []})
         entry["count"] += 1
         if len(entry["examples"]) < _MAX_EXAMPLES:
             if where:
-                text = f"{text} ({self.cur.where()}{_line(_kernel_frame())})"
+                line = _line(_kernel_frame()) if site is None else _site_line(site)
+                text = f"{text} ({self.cur.where()}{line})"
             entry["examples"].append(text)
 
     def over_budget(self):
@@ -394,6 +400,8 @@ def _rebind(fn, fake, cache, memo=None):
             continue
         if name == "cuda" or (isinstance(v, types.ModuleType) and v.__name__.endswith("cuda")):
             g[name] = fake
+        elif (ieee := simmath.gpu_math_function(v)) is not None:  # inf and nan, as on a GPU
+            g[name] = ieee
         elif name == "numba":
             g[name] = _numba_namespace(fake, v)
         elif hasattr(v, "py_func") and callable(v.py_func):  # a @cuda.jit device function

@@ -77,7 +77,9 @@ def _resolve(L, lanes, group, mask):
         if not (c.op[3] >> (c.tid % WARP)) & 1 and kind != "activemask":
             L.cur = c
             L.finding(
-                "warp", f"{kind} called by a lane that its own mask {c.op[3]:#010x} leaves out"
+                "warp",
+                f"{kind} called by a lane that its own mask {c.op[3]:#010x} leaves out",
+                site=c.op[2],
             )
     if kind == "syncwarp":
         gens = {c.tid: c.gen for c in group}
@@ -135,5 +137,9 @@ def _shuffle(L, c, kind, by_lane, mask, nlanes):
         else "not at this call (exited or elsewhere)"
     )
     L.cur = c
-    L.finding("warp", f"shfl ({kind}) reads lane {src}, which is {why}: its value is undefined")
+    L.finding(
+        "warp",
+        f"shfl ({kind}) reads lane {src}, which is {why}: its value is undefined",
+        site=c.op[2],
+    )
     return _garbage_like(value)
