@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
+import re
+from pathlib import Path
 
 from pdc.ring import bench
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_bench_json_has_every_measurement_and_ratio(capsys):
@@ -26,16 +30,33 @@ def test_bench_json_has_every_measurement_and_ratio(capsys):
     ratio = cpu["speedup_vs"]["asyncio.Queue"]
     assert ratio == out["baselines"]["asyncio.Queue"]["p50_us"] / cpu["single"]["p50_us"]
     assert "expected a backend in" in out["backends"]["nosuch"]["error"]
+    assert 0 <= cpu["idle_core_pct"] < 100  # process CPU while the kernel idles
 
 
-def test_bench_table_says_what_it_measured(capsys):
+def _shape(line: str) -> str:
+    """A report line with its numbers, rate units and column padding blanked out."""
+    return " ".join(re.sub(r"[0-9.]+ ?(k|M)?(/s)?", "#", line).split())
+
+
+def test_bench_table_says_what_it_measured_and_the_readme_shows_the_same_table(capsys):
     argv = ["--backends", "cpu", "--messages", "200", "--batch-messages", "2048"]
-    argv += ["--batch", "1024", "--repeats", "1", "--no-progress"]
+    argv += ["--batch", "1024", "--repeats", "1", "--no-progress", "--idle-seconds", "0.3"]
     assert bench.main(argv) == 0
     text = capsys.readouterr().out
     assert "medians of 1 run(s)" in text
     assert "queue.SimpleQueue" in text and "asyncio.Queue" in text
     assert "x vs asyncio.Queue" in text and "batched (1024 per batch)" in text
+    assert "idle kernel:" in text
+    # The README's table (baselines and the cpu rows) has the lines the bench prints now.
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("baselines (this run, before any kernel)", 1)[1].split("```", 1)[0]
+    cpu_rows = block.split("  cuda on", 1)[0].splitlines()[1:]
+    printed = {_shape(line) for line in text.splitlines()}
+    stale = [line for line in cpu_rows if line.strip() and _shape(line) not in printed]
+    assert not stale, f"README bench table lines the bench no longer prints: {stale}"
+    rows = text.split("baselines (this run, before any kernel)", 1)[1].splitlines()[1:]
+    missing = [line for line in rows if line.strip() and _shape(line) not in map(_shape, cpu_rows)]
+    assert not missing, f"bench lines missing from the README table: {missing}"
 
 
 def test_asyncio_baseline_runs_inside_a_running_event_loop():
