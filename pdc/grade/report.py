@@ -15,12 +15,15 @@ def table(sub, details: bool = True) -> str:
     lines = [f"Submission {sub.name} ({sub.path})", ""]
     warnings = getattr(sub, "warnings", [])
     lines += [f"warning: {w}" for w in warnings] + ([""] if warnings else [])
-    lines.append(f"{'exercise':16s} {'kernel':14s} {'score':>6s} {'max':>6s} {'time':>7s}")
+    w1 = max([16, *(len(p.exercise) for p in sub.parts)])
+    w2 = max([14, *(len(p.part) for p in sub.parts)])
+    lines.append(f"{'exercise':{w1}s} {'kernel':{w2}s} {'score':>6s} {'max':>6s} {'time':>7s}")
     for p in sub.parts:
         lines.append(
-            f"{p.exercise:16s} {p.part:14s} {p.score:6.2f} {p.max_score:6.2f} {p.seconds:6.1f}s"
+            f"{p.exercise:{w1}s} {p.part:{w2}s} {p.score:6.2f} {p.max_score:6.2f} {p.seconds:6.1f}s"
         )
-    lines.append(f"{'total':31s} {sub.score:6.2f} {sub.max_score:6.2f} {sub.seconds:6.1f}s")
+    total = f"{'total':{w1 + w2 + 1}s}"
+    lines.append(f"{total} {sub.score:6.2f} {sub.max_score:6.2f} {sub.seconds:6.1f}s")
     if details:
         failed = [(p, v) for p in sub.parts for v in p.verdicts if not v.passed]
         if failed:
