@@ -52,7 +52,10 @@ class Port:
                 n += 1
             self.seen = stash.version
         while self.any and stash.count:
-            self.any.popleft().set_result(k._take_next())
+            reply = k._take_next()  # None when the stash holds only replies calls await
+            if reply is None:
+                break
+            self.any.popleft().set_result(reply)
             n += 1
         pop = k.host.pop
         while self.by_id or self.any:
@@ -62,7 +65,7 @@ class Port:
             if r[0] in self.by_id:  # awaited by id first, then by whoever awaits any reply
                 self.by_id.pop(r[0]).set_result(k._popped(r))
                 n += 1
-            elif self.any:
+            elif self.any and r[0] not in k._awaited:
                 self.any.popleft().set_result(k._popped(r))
                 n += 1
             else:  # another caller's: kept for it
@@ -129,10 +132,13 @@ async def send_async(
     kernel: RingKernel, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any
 ) -> int:
     """``send`` that awaits (instead of blocking the thread) while the queue is full."""
-    values = kernel._values(message, fields)
-    lane = kernel._lane(priority)
+    return await _send(kernel, kernel._values(message, fields), kernel._lane(priority), None)
+
+
+async def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | None) -> int:
+    """Push one message, awaiting room; ``reserve``: its reply is kept for ``call_async``."""
     if kernel.backpressure != "block":
-        return kernel.send(message, priority=priority, **fields)
+        return kernel._send_one(lane, values, reserve)
     port = _port(kernel)
     async with port.send_turn:
         waiter = Waiter(kernel.block_timeout, 0)
@@ -143,9 +149,13 @@ async def send_async(
                     kernel._alive_check("send_async")
                     corr = kernel._next
                     kernel._next = corr + 1
+                    if reserve is not None:  # before it is published
+                        reserve[0] = corr
+                        kernel._awaited.add(corr)
                     if kernel.host.push(lane, corr, values):
                         kernel.engine.wake()
                         return corr
+                    kernel._awaited.discard(corr)
                     kernel._next = corr
                     if not counted:
                         kernel.host.add(BLOCKED)
@@ -189,11 +199,17 @@ async def call_async(
     **fields: Any,
 ) -> Reply:
     """``call`` for asyncio code."""
-    corr = await send_async(kernel, message, priority=priority, **fields)
-    kernel._gone(corr, "call_async")
-    port = _port(kernel)
-    fut = asyncio.get_running_loop().create_future()
-    port.by_id[corr] = fut
-    port.start()
-    r = await _await(kernel, fut, timeout, f"the reply to message {corr}")
+    reserved = [0]
+    try:
+        values, lane = kernel._values(message, fields), kernel._lane(priority)
+        corr = await _send(kernel, values, lane, reserved)
+        kernel._gone(corr, "call_async")
+        port = _port(kernel)
+        fut = asyncio.get_running_loop().create_future()
+        port.by_id[corr] = fut
+        port.start()
+        r = await _await(kernel, fut, timeout, f"the reply to message {corr}")
+    finally:
+        if reserved[0]:  # however it ended, receive() may have it from now on
+            kernel._awaited.discard(reserved[0])
     return r.raise_for_status() if check else r

@@ -103,6 +103,8 @@ class RingKernel(Sending, Receiving):
         self.received = 0
         self._next = 1
         self._stash = Stash(self.spec.reply)
+        # Ids whose replies a call() waits for: receive() and receive_batch() skip them.
+        self._awaited: set[int] = set()
         self._rep_names: tuple[str, ...] = self.spec.reply.names or ()
         self._pop_names = self.host.reply_fields
         self._names = self.host.request_fields

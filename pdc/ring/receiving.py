@@ -47,6 +47,7 @@ class Receiving:
     _dropped_set: set[int]
     _fast: FastCall | None
     _dropping: bool
+    _awaited: set[int]
     _terminated: bool
     _next: int
     _nfields: int
@@ -58,6 +59,9 @@ class Receiving:
         def _describe(self) -> str: ...
         def _harvest_drops(self) -> list[int]: ...
         def send(self, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any) -> int: ...
+        def _send_one(self, lane: int, values: tuple, reserve: list[int] | None) -> int: ...
+        def _values(self, message: Any, fields: dict) -> tuple: ...
+        def _lane(self, priority: Any) -> int: ...
 
     # -- under the consumer lock ------------------------------------------------------
     def _fill(self, limit: int) -> int:
@@ -94,16 +98,23 @@ class Receiving:
         return r
 
     def _take_next(self) -> Reply | None:
-        stash = self._stash
+        """The next reply that no ``call`` waits for (those are kept for their callers)."""
+        stash, awaited = self._stash, self._awaited
         if stash.count:
             try:
-                item = stash.popleft()
+                item = stash.pop_free(awaited) if awaited else stash.popleft()
             except BaseException:
                 stash.recount()
                 raise
-            return self._reply(item)
-        r = self.host.pop()
-        return None if r is None else self._popped(r)
+            if item is not None:
+                return self._reply(item)
+        while True:
+            r = self.host.pop()
+            if r is None:
+                return None
+            if not awaited or r[0] not in awaited:
+                return self._popped(r)
+            self._stash_values(*r)  # a call's reply: kept for it
 
     def _popped(self, r: tuple[int, int, tuple]) -> Reply:
         """The Reply of a reply just taken off the ring (kept if interrupted)."""
@@ -218,7 +229,8 @@ class Receiving:
             with self._recv_lock:
                 self._fill(n - got)
                 try:
-                    taken = self._stash.take(n - got)
+                    stash, awaited = self._stash, self._awaited
+                    taken = stash.take_free(n - got, awaited) if awaited else stash.take(n - got)
                 except BaseException:
                     self._stash.recount()
                     raise
@@ -261,17 +273,25 @@ class Receiving:
                 kernel can no longer answer.
         """
         fast = self._fast
-        if fast is not None and message is None and not self._dropping:
-            got = self._fast_call(fast, priority, fields)
-            if got is not None:
-                if isinstance(got, int):  # sent; its reply was not next: wait the generic way
-                    got = self._wait_for(got, timeout)
-                return got.raise_for_status() if check else got
-        corr = self.send(message, priority=priority, **fields)
-        r = self._wait_for(corr, timeout)
+        reserved = [0]  # the id this call reserved (receive skips it): freed however it ends
+        try:
+            if fast is not None and message is None and not self._dropping:
+                got = self._fast_call(fast, priority, fields, reserved)
+                if got is not None:
+                    if isinstance(got, int):  # sent; its reply was not next: wait for it
+                        got = self._wait_for(got, timeout)
+                    return got.raise_for_status() if check else got
+            values = self._values(message, fields)
+            corr = self._send_one(self._lane(priority), values, reserved)
+            r = self._wait_for(corr, timeout)
+        finally:
+            if reserved[0]:
+                self._awaited.discard(reserved[0])
         return r.raise_for_status() if check else r
 
-    def _fast_call(self, fast: FastCall, priority: Any, fields: dict) -> Reply | int | None:
+    def _fast_call(
+        self, fast: FastCall, priority: Any, fields: dict, reserved: list[int]
+    ) -> Reply | int | None:
         """``call`` by one compiled call (``pdc.ring.fast``): the reply, or an id, or None.
 
         Returns the Reply when it came within the call's polls; the message's id when it
@@ -313,6 +333,8 @@ class Receiving:
             if code != 1:  # nothing written: the generic path raises or waits
                 self._next = corr
                 return None
+            reserved[0] = corr  # sent: its reply is this call's (receive skips it)
+            self._awaited.add(corr)
         self.engine.wake()
         return corr
 

@@ -211,6 +211,25 @@ class Stash:
             self.recount()
         return out
 
+    def pop_free(self, reserved: set[int]) -> tuple[int, int, np.void] | None:
+        """Take out the first reply whose id is not in ``reserved``; None if there is none."""
+        for chunk in self.chunks:
+            for c in chunk[0][chunk[3] :].tolist():
+                if c not in reserved:
+                    return self.pop_id(c)
+        return None
+
+    def take_free(
+        self, n: int, reserved: set[int]
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """``take(n)`` of the replies whose ids are not in ``reserved`` (those stay, first)."""
+        held = self.take_matching(reserved)
+        try:
+            return self.take(n)
+        finally:
+            for corr, status, rec in reversed(held):
+                self.push_front(corr, status, np.asarray(rec))
+
     def contains(self, corr_id: int) -> bool:
         """True when the reply to ``corr_id`` is in the stash."""
         return any(corr_id in c[0][c[3] :] for c in self.chunks)

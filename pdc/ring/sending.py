@@ -55,6 +55,7 @@ class Sending:
     _nfields: int
     _spin: int
     _dropping: bool
+    _awaited: set[int]
     _terminated: bool
     _send_lock: threading.Lock
     _recv_lock: threading.Lock
@@ -211,6 +212,15 @@ class Sending:
         lane = _LANES.get(priority) if type(priority) is str or type(priority) is int else None
         if lane is None:
             lane = self._lane(priority)  # raises the error
+        return self._send_one(lane, values, None)
+
+    def _send_one(self, lane: int, values: tuple, reserve: list[int] | None) -> int:
+        """Push one message; with ``reserve`` its reply is kept for the caller's ``call``.
+
+        The id is reserved before the message is published, so no ``receive`` in another
+        thread can take the reply a ``call`` waits for; it is written to ``reserve[0]``
+        first, so that the caller's ``finally`` frees it however the call ends.
+        """
         with self._send_lock:
             if self._terminated or self.host.state() == S_TERMINATED:  # refuse: none can come
                 try:
@@ -219,16 +229,23 @@ class Sending:
                     self.host.add(REJECTED)
                     raise
             corr = self._next
-            # Only drop_oldest raises drop floors: other modes skip the check.
-            if self._dropping and not self._pushable(lane, 1):
+            if reserve is not None:
+                reserve[0] = corr
+                self._awaited.add(corr)
+            try:
+                # Only drop_oldest raises drop floors: other modes skip the check.
+                if self._dropping and not self._pushable(lane, 1):
+                    return self._send_full(lane, corr, values, "send")
+                # Advance first: an interrupt inside push can waste an id, never reuse one.
+                self._next = corr + 1
+                if self.host.push(lane, corr, values):
+                    self.engine.wake()
+                    return corr
+                self._next = corr
                 return self._send_full(lane, corr, values, "send")
-            # Advance first: an interrupt inside push can waste an id, never reuse one.
-            self._next = corr + 1
-            if self.host.push(lane, corr, values):
-                self.engine.wake()
-                return corr
-            self._next = corr
-            return self._send_full(lane, corr, values, "send")
+            except BaseException:
+                self._awaited.discard(corr)  # not sent, or its caller gave up: free
+                raise
 
     def _send_full(self, lane: int, corr: int, values: tuple, op: str) -> int:
         """The slow path of ``send`` (send lock held): wait, drop or refuse."""
