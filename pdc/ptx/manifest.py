@@ -128,6 +128,7 @@ KERNELS: dict[str, dict[str, Any]] = {
         "packed": ring("PACKED", "REP"),
     },
     "tests/test_ring_fast.py": {"work": ring()},
+    "tests/test_ring_reserved.py": {"echo": ring()},
     "tests/test_ring_semantics.py": {"work": ring()},
     "tests/test_ring_state.py": {
         **dict.fromkeys(("counter", "tally", "grow"), ring("REQ", "REP", "STATE")),
