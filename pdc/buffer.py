@@ -56,6 +56,11 @@ def resolve_backend(backend: str | Backend | None) -> Backend:
 class UnifiedBuffer:
     """An array that lives on the host and on a device, kept coherent on demand.
 
+    Not CUDA managed ("unified") memory: ``cuda.managed_array`` gives one address that
+    the driver migrates page by page on faults; a UnifiedBuffer holds two explicit copies
+    and copies whole arrays when the other side asks for them, counting the bytes (chapter
+    3 compares the two).
+
     Args:
         shape: Array shape (an int or a tuple of ints).
         dtype: NumPy dtype of the elements.
