@@ -132,7 +132,8 @@ async def send_async(
     kernel: RingKernel, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any
 ) -> int:
     """``send`` that awaits (instead of blocking the thread) while the queue is full."""
-    return await _send(kernel, kernel._values(message, fields), kernel._lane(priority), None)
+    lane, values = kernel._parse(message, priority, fields)
+    return await _send(kernel, values, lane, None)
 
 
 async def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | None) -> int:
@@ -201,7 +202,7 @@ async def call_async(
     """``call`` for asyncio code."""
     reserved = [0]
     try:
-        values, lane = kernel._values(message, fields), kernel._lane(priority)
+        lane, values = kernel._parse(message, priority, fields)
         corr = await _send(kernel, values, lane, reserved)
         kernel._gone(corr, "call_async")
         port = _port(kernel)

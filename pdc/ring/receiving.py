@@ -60,8 +60,7 @@ class Receiving:
         def _harvest_drops(self) -> list[int]: ...
         def send(self, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any) -> int: ...
         def _send_one(self, lane: int, values: tuple, reserve: list[int] | None) -> int: ...
-        def _values(self, message: Any, fields: dict) -> tuple: ...
-        def _lane(self, priority: Any) -> int: ...
+        def _parse(self, message: Any, priority: Any, fields: dict) -> tuple[int, tuple]: ...
 
     # -- under the consumer lock ------------------------------------------------------
     def _fill(self, limit: int) -> int:
@@ -281,8 +280,8 @@ class Receiving:
                     if isinstance(got, int):  # sent; its reply was not next: wait for it
                         got = self._wait_for(got, timeout)
                     return got.raise_for_status() if check else got
-            values = self._values(message, fields)
-            corr = self._send_one(self._lane(priority), values, reserved)
+            lane, values = self._parse(message, priority, fields)
+            corr = self._send_one(lane, values, reserved)
             r = self._wait_for(corr, timeout)
         finally:
             if reserved[0]:

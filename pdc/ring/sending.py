@@ -202,6 +202,11 @@ class Sending:
                 made no progress for ``block_timeout`` s).
             RingStateError: the kernel is terminated or its device loop failed.
         """
+        lane, values = self._parse(message, priority, fields)
+        return self._send_one(lane, values, None)
+
+    def _parse(self, message: Any, priority: Any, fields: dict) -> tuple[int, tuple]:
+        """The lane and the request values of a send (raises on a bad field or priority)."""
         if message is None and len(fields) == self._nfields:
             try:  # the common case: every field by keyword
                 values = tuple([fields[n] for n in self._names])
@@ -212,7 +217,7 @@ class Sending:
         lane = _LANES.get(priority) if type(priority) is str or type(priority) is int else None
         if lane is None:
             lane = self._lane(priority)  # raises the error
-        return self._send_one(lane, values, None)
+        return lane, values
 
     def _send_one(self, lane: int, values: tuple, reserve: list[int] | None) -> int:
         """Push one message; with ``reserve`` its reply is kept for the caller's ``call``.
