@@ -193,3 +193,47 @@ def test_setup_torch_caps_threads_at_the_cores():
     torch = pytest.importorskip("torch")
     n = ck.setup_torch(max_threads=4)
     assert 1 <= n <= 4 and torch.get_num_threads() == n
+
+
+_FAULTS = """
+import resource, sys
+import numpy as np
+sys.path.insert(0, {nb!r})
+import coursekit as ck
+
+def faults_of_second_allocation():
+    np.ones(2**24, np.float32)  # 64 MiB, allocated, touched and freed
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    np.ones(2**24, np.float32)  # the same size again
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+default = faults_of_second_allocation()
+kept = ck.keep_freed_memory()
+faults_of_second_allocation()  # the first block kept in the heap
+print(default, kept, faults_of_second_allocation())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt: Linux only")
+def test_keep_freed_memory_stops_page_faults_of_reallocation():
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    out = subprocess.run(
+        [sys.executable, "-c", _FAULTS.format(nb=str(root))],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout.split()
+    default, kept, after = int(out[0]), out[1], int(out[2])
+    assert kept == "True"
+    # 64 MiB are 16,384 pages of 4 KiB (or 32 huge pages of 2 MiB, which NumPy asks for):
+    # faulted in again by default, hardly at all when kept.
+    assert default >= 32, f"expected the default allocator to fault pages in, got {default}"
+    assert after < default / 10, f"kept memory still faulted {after} pages (default {default})"
+
+
+def test_keep_freed_memory_rejects_bad_limits():
+    with pytest.raises(ValueError, match="keep_freed_memory.*expected 1 B to 2 GiB, got 0 B"):
+        ck.keep_freed_memory(0)
