@@ -33,6 +33,7 @@ def test_fast_paths_are_used_on_cpu_and_answer_like_the_generic_ones():
     with RingKernelRuntime(backend="cpu") as rt:
         k = rt.launch(kernel())
         assert k._fast is not None
+        assert k.call.__code__.co_filename.startswith("<pdc.ring.quick")  # pdc.ring.quick
         r = k.call(x=1.5, k=-7, u=254)
         assert (r.y, r.k, r.u, r.status) == (3.0, -7, 255, 0)
         ids = [k.send(x=float(i), k=i, u=i) for i in range(10)]
@@ -58,6 +59,29 @@ def test_fast_paths_refuse_what_the_generic_path_refuses():
         assert k.call(x=2.0, k=1, u=1).y == 4.0  # nothing half-written was left behind
         t = k.telemetry()
     assert (t.submitted, t.received, t.in_flight) == (1, 1, 0)
+
+
+NAMES_REQ = np.dtype([("type", np.int32), ("float", np.float64), ("_q_k", np.int64)])
+NAMES_REP = np.dtype([("int", np.int64)])
+
+
+def by_names(req, rep):
+    rep.int = req.type + req._q_k
+
+
+def test_the_quick_call_takes_any_field_names_and_refuses_like_the_general_one():
+    """Fields named like builtins or like the quick call's own names."""
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(ring_kernel(kernel_id="names", request=NAMES_REQ, reply=NAMES_REP)(by_names))
+        assert k.call(type=2, float=1.0, _q_k=3, timeout=60).int == 5
+        with pytest.raises(ValueError, match=r"\[send names\] unknown field\(s\) \['extra'\]"):
+            k.call(type=2, float=1.0, _q_k=3, extra=1, timeout=60)
+        assert k.call(type=2, float=1.0, timeout=60).int == 2  # a field left out is 0
+        with pytest.raises(ValueError, match="priority"):
+            k.call(type=2, float=1.0, _q_k=3, priority="urgent", timeout=60)
+        assert k.call(type=1, float=1.0, _q_k=1, priority="high", timeout=60).int == 2
+        t = k.telemetry()
+    assert (t.submitted, t.received, t.in_flight) == (3, 3, 0)
 
 
 def test_python_handlers_take_the_generic_path():
@@ -118,7 +142,7 @@ class _InjectAtLine:
         if event == "line" and frame.f_lineno == self.line and not self.fired:
             self.fired = True
             # ``reply`` in the fast call, ``got`` in ``call`` once the fast call returned it
-            got = [frame.f_locals.get(n) for n in ("reply", "got")]
+            got = [frame.f_locals.get(n) for n in ("reply", "got", "_q_reply", "_q_got")]
             reply = next((r for r in got if isinstance(r, Reply)), None)
             if reply is not None and _held(self.k) == 0:
                 self.handed = reply
@@ -140,11 +164,13 @@ _NOT_SIGNAL_POINTS = (
     "self._recv_lock.release()",
     "if reserved[0]:",
     "self._awaited.discard(reserved[0])",
+    "if _q_held:",
+    "_q_awaited.discard(_q_held)",
 )
 
 
 # Lines of the fast call where an interrupt is the most dangerous: around the C call.
-_KEY_LINES = ("fast.call(", "Reply(", "fast.words[", "self.received")
+_KEY_LINES = ("fast.call(", "Reply(", "fast.words[", "self.received", "_q_entry(", "_q_words[")
 
 
 def _lines(*fns):
@@ -154,23 +180,36 @@ def _lines(*fns):
     lines = sorted(
         ln
         for ln in {ln for c in codes for _, _, ln in c.co_lines() if ln is not None}
-        if not linecache.getline(fns[0].__code__.co_filename, ln)
+        if linecache.getline(fns[0].__code__.co_filename, ln).strip()
+        and not linecache.getline(fns[0].__code__.co_filename, ln)
         .strip()
         .startswith(_NOT_SIGNAL_POINTS)
     )
     return codes, lines
 
 
-def test_ctrl_c_at_every_line_of_the_fast_call_keeps_the_invariant():
+def _quick_or_general(k, path: str):
+    """The functions of one call path; with "general", the quick one is switched off."""
+    k._fast.polls = 10**10  # wait for each reply inside the C call, however loaded
+    if path == "general":
+        vars(k).pop("call")
+        return (Receiving._fast_call, Receiving.call)
+    assert k.call.__code__.co_filename.startswith("<pdc.ring.quick")
+    k.call.__globals__["_q_polls"] = 10**10
+    return (k.call,)
+
+
+@pytest.mark.parametrize("path", ["quick", "general"])
+def test_ctrl_c_at_every_line_of_the_fast_call_keeps_the_invariant(path):
     """Inject KeyboardInterrupt at each Python line of the compiled call's Python side."""
-    codes, lines = _lines(Receiving._fast_call, Receiving.call)
     handed: dict[int, tuple] = {}  # corr id -> (k, y) of every reply given to the test
     lost: set[int] = set()  # replies handed over while the interrupt landed
     injected = 0
     hit: set[int] = set()
     with RingKernelRuntime(backend="cpu") as rt:
         k = rt.launch(kernel(queue_size=8))
-        k._fast.polls = 10**10  # wait for each reply inside the C call, however loaded
+        fns = _quick_or_general(k, path)
+        codes, lines = _lines(*fns)
         i = 0
         for _ in range(3):
             for line in lines:
@@ -200,10 +239,11 @@ def test_ctrl_c_at_every_line_of_the_fast_call_keeps_the_invariant():
             assert r.corr_id not in handed
             handed[r.corr_id] = (r.k, r.y)
         t = k.telemetry()
-    import inspect
+    import linecache
 
-    src, first = inspect.getsourcelines(Receiving._fast_call)
-    key = [first + n for n, ln in enumerate(src) if any(w in ln for w in _KEY_LINES)]
+    src = linecache.getlines(fns[0].__code__.co_filename)
+    key = [n + 1 for n, ln in enumerate(src) if any(w in ln for w in _KEY_LINES)]
+    key = [n for n in key if any(c.co_firstlineno <= n for c in codes) and n in lines]
     assert len(key) >= 3 and set(key) <= hit  # an interrupt landed around the C call
     assert not (lost & set(handed))
     assert all(y == 2.0 * kk for kk, y in handed.values())
@@ -212,12 +252,17 @@ def test_ctrl_c_at_every_line_of_the_fast_call_keeps_the_invariant():
     assert (t.replies_ready, t.in_flight) == (0, 0)
 
 
-def test_an_interrupt_right_after_the_compiled_call_puts_its_reply_in_the_stash():
+@pytest.mark.parametrize("path", ["quick", "general"])
+def test_an_interrupt_right_after_the_compiled_call_puts_its_reply_in_the_stash(path):
     """A signal lands between bytecodes: just after the C call returned with the reply."""
     with RingKernelRuntime(backend="cpu") as rt:
         k = rt.launch(kernel())
         fast = k._fast
-        real = fast.call
+        if path == "general":
+            vars(k).pop("call")
+            real = fast.call
+        else:
+            real = k.call.__globals__["_q_entry"]
 
         def interrupted(d, lane, corr, polls, *values):
             # Poll as long as it takes (a loaded machine may not run the loop at once):
@@ -228,10 +273,16 @@ def test_an_interrupt_right_after_the_compiled_call_puts_its_reply_in_the_stash(
         stashed = 0
         for i in range(20):
             k.call(x=0.0, k=0, u=0, timeout=60)  # the loop is spinning: replies come fast
-            fast.call = interrupted
+            if path == "general":
+                fast.call = interrupted
+            else:
+                k.call.__globals__["_q_entry"] = interrupted
             with pytest.raises(KeyboardInterrupt):
                 k.call(x=3.0, k=i, u=1, timeout=60)
-            fast.call = real
+            if path == "general":
+                fast.call = real
+            else:
+                k.call.__globals__["_q_entry"] = real
             assert _held(k) == 0
             stashed += k._stash.count  # held and put back (else still in the ring)
             r = k.receive(timeout=60)  # the interrupted call's reply, exactly once

@@ -127,7 +127,7 @@ KERNELS: dict[str, dict[str, Any]] = {
         "maths": ring(),
         "packed": ring("PACKED", "REP"),
     },
-    "tests/test_ring_fast.py": {"work": ring()},
+    "tests/test_ring_fast.py": {"work": ring(), "by_names": ring("NAMES_REQ", "NAMES_REP")},
     "tests/test_ring_reserved.py": {"echo": ring()},
     "tests/test_ring_semantics.py": {"work": ring()},
     "tests/test_ring_state.py": {

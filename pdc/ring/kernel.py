@@ -117,6 +117,13 @@ class RingKernel(Sending, Receiving):
         self._recv_lock = threading.Lock()
         self._drop_lock = threading.Lock()
         self._ports: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        if self._fast is not None and not self._dropping:
+            from pdc.ring.quick import make_call
+
+            # The common call (every field a plain number by keyword) in one compiled call.
+            quick = make_call(self, self._fast, self.call)
+            if quick is not None:
+                vars(self)["call"] = quick  # an instance attribute shadows the method
 
     # -- state --------------------------------------------------------------------------
     @property

@@ -1,0 +1,166 @@
+"""``call`` specialised for one cpu kernel: the field names as keywords, one compiled call.
+
+``RingKernel.call(message=None, /, *, timeout, check, priority, **fields)`` is general: it
+takes a record or keywords, any priority form, numpy scalars, every backpressure mode. On
+the cpu backend with a compiled handler most calls are the simplest case, every field by
+keyword as a plain ``int`` or ``float``, and the general path's Python (the ``**fields``
+dict, its parsing, the dispatcher's type resolution) costs more than the ring round trip.
+For such kernels ``make_call`` generates, once per kernel, a function with the request's
+field names as keyword-only parameters:
+
+    ``call(message=None, /, *, x=<missing>, timeout=None, check=True, priority="normal",
+    **extra)``
+
+When every field came as a plain Python number of its field's kind, it takes the kernel's
+producer and consumer locks, as the general path does, and calls the compiled entry point
+of ``pdc.ring.fast`` directly (numba's native wrapper for the exact argument types, without
+the dispatcher's type resolution). Anything else (a record, a missing or extra field, a
+numpy scalar, a float for an int field, a bad priority, a full lane, a terminated kernel,
+``drop_oldest``) goes to the general ``call``, which parses, raises or waits by the
+kernel's rules: the two paths give the same results and errors.
+
+It is generated source (``exec``) because Python has no other way to make a function whose
+keyword parameters are names known only at run time without a ``**kwargs`` dict per call.
+"""
+
+from __future__ import annotations
+
+import keyword
+import linecache
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pdc.ring.protocol import HIGH, NORMAL
+from pdc.ring.replies import Reply
+
+if TYPE_CHECKING:
+    from pdc.ring.fast import FastCall
+    from pdc.ring.kernel import RingKernel
+
+__all__ = ["make_call"]
+
+_MISSING = object()
+_PY_EXCEPTION = -1  # pdc.ring.cpu.PY_EXCEPTION
+
+_SOURCE = """\
+def call(message=None, /, *, {params}, timeout=None, check=True, priority="normal", **_q_extra):
+    if _q_type(priority) is _q_str or _q_type(priority) is _q_int:
+        _q_lane = _q_LANES.get(priority)
+    else:
+        _q_lane = None
+    if message is not None or _q_extra or _q_lane is None or {not_plain}:
+        return _q_general(
+            message, timeout=timeout, check=check, priority=priority,
+            **_q_present({pairs}), **_q_extra,
+        )
+    _q_held = 0
+    try:
+        with _q_send_lock, _q_recv_lock:
+            if _q_k._terminated:
+                _q_code = -2
+            else:
+                _q_corr = _q_k._next
+                _q_k._next = _q_corr + 1  # an interrupt from here on wastes an id, never reuses it
+                try:
+                    _q_r = _q_entry(_q_addr, _q_lane, _q_corr, _q_polls, {args})
+                    _q_code = _q_r[0]
+                    if _q_code == 2:  # replied: off the ring, held until handed out
+                        _q_status = _q_r[1]
+                        _q_reply = _q_Reply(
+                            _q_kid, _q_corr, _q_status, _q_names, _q_r[2:],
+                            _q_k._error_of(_q_corr, _q_status) if _q_status == _q_PY_EXC else None,
+                        )
+                        # One statement: an interrupt lands before both or after both.
+                        _q_words[_q_HELD], _q_k.received = 0, _q_k.received + 1
+                    elif _q_code == 1:  # sent; its reply was not next: reserve it, wait below
+                        _q_held = _q_corr
+                        _q_awaited.add(_q_corr)
+                    else:  # nothing written (full lane, terminated loop): the general path
+                        _q_k._next = _q_corr
+                except _q_refused:
+                    _q_k._next = _q_corr
+                    _q_code = -1
+                except _q_BaseException:  # interrupted after the reply was taken: keep it
+                    _q_k._unhold(_q_fast)
+                    raise
+        if _q_code == 2:
+            return _q_reply.raise_for_status() if check and _q_status else _q_reply
+        if _q_code == 1:
+            _q_k.engine.wake()
+            _q_got = _q_k._wait_for(_q_corr, timeout)
+            return _q_got.raise_for_status() if check else _q_got
+    finally:
+        if _q_held:
+            _q_awaited.discard(_q_held)
+    return _q_general(
+        message, timeout=timeout, check=check, priority=priority,
+        **_q_present({pairs}), **_q_extra,
+    )
+"""
+
+
+def _present(**fields: Any) -> dict[str, Any]:
+    """The fields the caller gave (a parameter left at its default was not given)."""
+    return {n: v for n, v in fields.items() if v is not _MISSING}
+
+
+def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply]) -> Any:
+    """The specialised ``call`` of one cpu kernel, or None where it does not apply.
+
+    It applies when every request field name is a Python identifier (not a keyword) and
+    numba gives the compiled call a native entry point for plain ints and floats.
+    """
+    names = fast.names
+    if not names or any(
+        not n.isidentifier() or keyword.iskeyword(n) or n.startswith("_q_") or n == "MISSING"
+        for n in names
+    ):
+        return None
+    entry = fast.entry()
+    if entry is None:
+        return None
+    kinds = [fast.rings.request_dtype[n].kind for n in names]
+    checks = [
+        f"_q_type({n}) is not {'_q_float' if kind == 'f' else '_q_int'}"
+        for n, kind in zip(names, kinds, strict=True)
+    ]
+    src = _SOURCE.format(
+        params=", ".join(f"{n}=MISSING" for n in names),
+        not_plain=" or ".join(checks),
+        pairs=", ".join(f"{n}={n}" for n in names),
+        args=", ".join(names),
+    )
+    ns: dict[str, Any] = {
+        "MISSING": _MISSING,
+        "_q_LANES": {"high": HIGH, "normal": NORMAL, HIGH: HIGH, NORMAL: NORMAL},
+        "_q_type": type,
+        "_q_str": str,
+        "_q_int": int,
+        "_q_float": float,
+        "_q_BaseException": BaseException,
+        "_q_general": general,
+        "_q_present": _present,
+        "_q_send_lock": kernel._send_lock,
+        "_q_recv_lock": kernel._recv_lock,
+        "_q_k": kernel,
+        "_q_entry": entry,
+        "_q_addr": fast.addr,
+        "_q_polls": fast.polls,
+        "_q_Reply": Reply,
+        "_q_kid": kernel.kernel_id,
+        "_q_names": kernel._pop_names,
+        "_q_PY_EXC": _PY_EXCEPTION,
+        "_q_words": fast.words,
+        "_q_HELD": fast.HELD,
+        "_q_awaited": kernel._awaited,
+        "_q_refused": fast.refused,
+        "_q_fast": fast,
+    }
+    filename = f"<pdc.ring.quick {kernel.kernel_id}>"
+    # The source goes where tracebacks, debuggers and tracers look for it.
+    linecache.cache[filename] = (len(src), None, src.splitlines(keepends=True), filename)
+    exec(compile(src, filename, "exec"), ns)
+    call = ns["call"]
+    call.__doc__ = general.__doc__
+    call.__qualname__ = "RingKernel.call"
+    return call
