@@ -33,3 +33,15 @@ def any_backend(request) -> str:
 def backend() -> str:
     """The backend under test: PDC_BACKEND, or the machine's default."""
     return pdc.default_backend()
+
+
+@pytest.fixture(params=["cpu", "cuda", "metal"])
+def engine(request) -> str:
+    """A ring engine name; skipped with the reason when its module does not import here."""
+    from pdc.ring.engine import engine_class
+
+    try:
+        engine_class(request.param)
+    except ImportError as exc:
+        pytest.skip(f"the {request.param} ring engine does not import here: {exc}")
+    return request.param

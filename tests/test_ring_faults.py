@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from pdc.ring import HandlerError, RingKernelRuntime, ring_kernel
-from pdc.ring.engine import engine_class
 from pdc.ring.guards import FAULT
 
 REQ = np.dtype([("x", np.float64), ("d", np.float64), ("n", np.int64), ("m", np.int64)])
@@ -26,16 +25,6 @@ def risky(req, rep):
     rep.r = req.n // req.m
     rep.k = req.x * req.d
     return 0
-
-
-@pytest.fixture(params=["cpu", "cuda", "metal"])
-def engine(request) -> str:
-    """An engine name; skipped with the reason when its module does not import here."""
-    try:
-        engine_class(request.param)
-    except ImportError as exc:
-        pytest.skip(f"the {request.param} ring engine does not import here: {exc}")
-    return request.param
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the simulator

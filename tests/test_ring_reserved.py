@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from pdc.ring import RingKernelRuntime, RingTimeoutError, ring_kernel
-from pdc.ring.engine import engine_class
 
 REQ = np.dtype([("x", np.float64), ("k", np.int64)])
 REP = np.dtype([("y", np.float64), ("k", np.int64)])
@@ -23,15 +22,6 @@ REP = np.dtype([("y", np.float64), ("k", np.int64)])
 def echo(req, rep):
     rep.y = req.x * 2.0
     rep.k = req.k
-
-
-@pytest.fixture(params=["cpu", "cuda", "metal"])
-def engine(request) -> str:
-    try:
-        engine_class(request.param)
-    except ImportError as exc:
-        pytest.skip(f"the {request.param} ring engine does not import here: {exc}")
-    return request.param
 
 
 def _mixed_traffic(k, calls: int, sends: int, receive_batches: bool) -> tuple[list, list, list]:

@@ -23,7 +23,6 @@ from pdc.ring import (
     ring_kernel,
     select,
 )
-from pdc.ring.engine import engine_class
 
 REQ = np.dtype([("x", np.float64), ("k", np.int64), ("fail", np.int64)])
 REP = np.dtype([("y", np.float64), ("k", np.int64)])
@@ -44,16 +43,6 @@ def make(backpressure="block", queue_size=64, kid="work", block_timeout=5.0):
         backpressure=backpressure,
         block_timeout=block_timeout,
     )(work)
-
-
-@pytest.fixture(params=["cpu", "cuda", "metal"])
-def engine(request) -> str:
-    """An engine name; skipped with the reason when its module does not import here."""
-    try:
-        engine_class(request.param)
-    except ImportError as exc:
-        pytest.skip(f"the {request.param} ring engine does not import here: {exc}")
-    return request.param
 
 
 def batch_of(n, start=0):

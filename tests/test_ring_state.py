@@ -26,7 +26,6 @@ from pdc.ring import (
     ring_kernel,
     select,
 )
-from pdc.ring.engine import engine_class
 from pdc.ring.handlers import HandlerSpec
 
 REQ = np.dtype([("x", np.float64), ("d", np.float64)])
@@ -59,16 +58,6 @@ def running(req, rep, state):
     rep.count = n
     rep.total = state.mean
     rep.q = state.min
-
-
-@pytest.fixture(params=["cpu", "cuda", "metal"])
-def engine(request) -> str:
-    """An engine name; skipped with the reason when its module does not import here."""
-    try:
-        engine_class(request.param)
-    except ImportError as exc:
-        pytest.skip(f"the {request.param} ring engine does not import here: {exc}")
-    return request.param
 
 
 def test_counter_counts_every_message_of_two_producers(engine):

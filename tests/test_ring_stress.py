@@ -26,7 +26,6 @@ from pdc.ring import (
     ring_kernel,
     select,
 )
-from pdc.ring.engine import engine_class
 from pdc.ring.stress import run_mode
 
 REQ = np.dtype([("x", np.float64), ("k", np.int64)])
@@ -44,16 +43,6 @@ def kernel(queue_size=16, backpressure="block", kid="twice"):
     return ring_kernel(
         kernel_id=kid, request=REQ, reply=REP, queue_size=queue_size, backpressure=backpressure
     )(twice)
-
-
-@pytest.fixture(params=["cpu", "cuda", "metal"])
-def engine(request) -> str:
-    """An engine name; skipped with the reason when its module does not import here."""
-    try:
-        engine_class(request.param)
-    except ImportError as exc:
-        pytest.skip(f"the {request.param} ring engine does not import here: {exc}")
-    return request.param
 
 
 def run_threads(targets, limit=HANG):
