@@ -13,6 +13,7 @@ import textwrap
 
 import numpy as np
 
+from pdc import pyast
 from pdc.grade import exercises as exs
 from pdc.grade import sim, source
 from pdc.grade.judge import CaseResult, judge, summary
@@ -21,7 +22,7 @@ from pdc.grade.judge import CaseResult, judge, summary
 def _static_problems(fn, ex) -> list[str]:
     try:
         src = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(src)
+        tree = pyast.parse(src)
     except (OSError, TypeError, SyntaxError):
         return []  # no source to check (e.g. defined by exec): the grader will still check it
     node = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from pdc import pyast
 from pdc.grade import exercises as exs
 from pdc.grade.judge import Verdict
 
@@ -202,7 +203,7 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
     defs: dict = {}
     for src in cells:
         try:
-            tree = ast.parse(src)
+            tree = pyast.parse(src)
         except SyntaxError:
             continue
         for top in tree.body:

@@ -16,6 +16,7 @@ import textwrap
 import types
 import weakref
 
+from pdc import pyast
 from pdc.grade.simcuda import FULL_MASK
 
 #: cuda.<name> -> (scope, kind, number of positional arguments)
@@ -71,7 +72,7 @@ def _parse(fn) -> ast.FunctionDef:
         first = fn.__code__.co_firstlineno
     except (OSError, TypeError) as e:
         raise NoSource(str(e)) from None
-    tree = ast.parse(src)
+    tree = pyast.parse(src)
     node = tree.body[0] if tree.body else None
     if not isinstance(node, ast.FunctionDef) or node.name != fn.__name__:
         raise NoSource(f"no def {fn.__name__} in its source")
@@ -140,7 +141,7 @@ def rewrite(fn, g: dict, memo: dict):
     }
     node = _Rewrite(gen_callees).visit(node)
     module = ast.fix_missing_locations(ast.Module([node], []))
-    code = compile(module, fn.__code__.co_filename, "exec")
+    code = pyast.compile_tree(module, fn.__code__.co_filename)
     ns: dict = {}
     exec(code, g, ns)  # noqa: S102 - the kernel's own source, rewritten
     new = ns[fn.__name__]

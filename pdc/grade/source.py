@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pdc import pyast
 from pdc.grade import spelling
 
 ALLOWED_BUILTINS = (
@@ -392,7 +393,7 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     imports: dict[str, str] = {}  # name -> module path, from the notebook's own imports
     for src in cells:
         try:
-            tree = ast.parse(src)
+            tree = pyast.parse(src)
         except SyntaxError:
             continue
         for node in tree.body:
@@ -434,7 +435,7 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     for name, fn in list(defs.items()):
         if (spelled := spelling.respell(fn, imports)) is not None:
             srcs[name] = spelled
-            defs[name] = ast.parse(spelled).body[0]  # type: ignore[assignment]
+            defs[name] = pyast.parse(spelled).body[0]  # type: ignore[assignment]
     aliases = {a: v for a, v in aliases.items() if v[0] in defs and a not in consts}
     known = set(MODULE_ROOTS) | set(DTYPE_NAMES) | set(consts) | set(ALLOWED_BUILTINS)
     known |= set(defs) | set(aliases)

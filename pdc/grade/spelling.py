@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import math
 
+from pdc import pyast
+
 # An imported module, and how kernel code names it.
 MODULES = {"math": "math", "numba.cuda": "cuda", "numba": "numba", "numpy": "np"}
 
@@ -66,7 +68,7 @@ class _Spell(ast.NodeTransformer):
         if path is None or not isinstance(node.ctx, ast.Load):
             return node
         self.changed = True
-        return ast.copy_location(ast.parse(path, mode="eval").body, node)
+        return ast.copy_location(pyast.parse_expr(path), node)
 
 
 def respell(fn: ast.FunctionDef, imports: dict[str, str]) -> str | None:
@@ -75,7 +77,7 @@ def respell(fn: ast.FunctionDef, imports: dict[str, str]) -> str | None:
     if not paths:
         return None
     spell = _Spell(paths)
-    new = spell.visit(ast.parse(ast.unparse(fn)).body[0])
+    new = spell.visit(pyast.parse(ast.unparse(fn)).body[0])
     if not spell.changed:
         return None
     return ast.unparse(ast.fix_missing_locations(new)) + "\n"

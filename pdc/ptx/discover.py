@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from pdc import pyast
+
 from .gather import kernel_slice
 
 
@@ -84,7 +86,7 @@ def discover(path: Path, root: Path) -> list[Found]:
     """Every kernel and ring handler ``path`` defines, each with source to compile it."""
     text = file_text(path)
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except SyntaxError:
         return []
     rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)

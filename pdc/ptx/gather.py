@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from pdc import pyast
+
 # Calls allowed in a constant kept from a file: type and dtype constructors, not work.
 _CONSTANT_CALLS = {
     "dtype",
@@ -66,7 +68,7 @@ def _def_source(fn: Any) -> str:
         text = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as exc:
         raise ValueError(f"[pdc ptx] cannot find the source of {fn.__name__}: {exc}") from exc
-    tree = ast.parse(text)
+    tree = pyast.parse(text)
     node = tree.body[0]
     if not isinstance(node, ast.FunctionDef):
         raise ValueError(f"[pdc ptx] expected a def for {fn.__name__}, got {type(node).__name__}")
@@ -186,7 +188,7 @@ def kernel_slice(text: str) -> str:
     to type constructors and ``cuda.jit``); drops everything that runs or allocates.
     """
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except SyntaxError:
         return ""
     keep: list[ast.stmt] = []

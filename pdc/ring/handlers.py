@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from pdc import pyast
 from pdc.ring.guards import guard_faults
 from pdc.ring.protocol import check_message_dtype
 from pdc.ring.state import check_state_dtype, localize
@@ -110,7 +111,7 @@ def validate(
         ) from exc
     # getsource starts at the first decorator, and so does co_firstlineno.
     line0 = fn.__code__.co_firstlineno
-    tree = ast.parse(source)
+    tree = pyast.parse(source)
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         raise HandlerError(f"[ring handler {name}] expected a `def` function, got {source!r}")
@@ -238,7 +239,7 @@ class HandlerSpec:
         if self.tree is None:
             raise TypeError(f"[HandlerSpec.build] {self.name} is a pure-Python handler")
         module = ast.Module(body=[self.tree], type_ignores=[])
-        code = compile(module, self.filename, "exec")
+        code = pyast.compile_tree(module, self.filename)
         namespace: dict[str, Any] = {SELECT_NAME: select_impl, MATH_NAME: math_impl}
         namespace.update(self.constants)
         exec(code, namespace)

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from pdc import pyast
 from pdc.ring.protocol import check_message_dtype
 
 __all__ = [
@@ -247,7 +248,7 @@ def _stateful_factory() -> Callable:
     from pdc.ring import protocol
 
     lines, first = inspect.getsourcelines(protocol.make_serve)
-    tree = ast.parse(textwrap.dedent("".join(lines)))
+    tree = pyast.parse(textwrap.dedent("".join(lines)))
     ast.increment_lineno(tree, first - 1)  # tracebacks point into protocol.py
     outer = tree.body[0]
     serves = [n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n.name == "serve"]
@@ -272,7 +273,7 @@ def _stateful_factory() -> Callable:
     outer.decorator_list = []
     ast.fix_missing_locations(tree)
     namespace = dict(vars(protocol))
-    exec(compile(tree, protocol.__file__, "exec"), namespace)  # noqa: S102 - our own module
+    exec(pyast.compile_tree(tree, protocol.__file__), namespace)  # noqa: S102 - our own module
     return namespace["make_stateful_serve"]
 
 
