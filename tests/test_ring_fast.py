@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -338,3 +339,89 @@ def test_the_doorbell_ends_a_nap_long_before_its_timeout():
     assert ctrl[NAPPING] == 0
     bell.close()
     assert not nap_once(ctrl, 20_000)  # disarmed: the caller sleeps instead
+
+
+def test_the_compiled_call_keeps_off_the_rings_while_a_general_producer_works():
+    """``D_SENDING`` raised: the compiled call writes nothing and takes no id (-3)."""
+    from pdc.ring.protocol import D_NEXT, D_SENDING, NORMAL
+
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel(queue_size=4))
+        fast = k._fast
+        k.call(x=1.0, k=1, u=1, timeout=60)
+        before, submitted = k._words[D_NEXT], k.telemetry().submitted
+        k._words[D_SENDING] = 1
+        r = fast.call(fast.addr, NORMAL, 0, fast.polls, 2.0, 2, 2)
+        assert r[0] == -3 and k._words[D_NEXT] == before
+        assert k.telemetry().submitted == submitted
+        # The caller that holds the producer lock itself passes ``locked`` and goes on.
+        r = fast.call(fast.addr, NORMAL, 1, 10**10, 2.0, 2, 2)
+        assert r[:2] == (2, before) and k._words[D_NEXT] == before + 1
+        fast.words[fast.HELD] = 0
+        k.received += 1
+        # A flag left raised (a producer interrupted at its very first line) costs only
+        # speed: the call goes the general way, whose producer lowers the flag again.
+        k._words[D_SENDING] = 1
+        assert k.call(x=3.0, k=3, u=3, timeout=60).k == 3
+        assert k._words[D_SENDING] == 0
+        # A producer blocked on a full lane holds the lock and the flag the whole time.
+        k.deactivate()
+        for i in range(4):
+            k.send(x=0.0, k=i, u=0)
+        blocked = threading.Thread(target=lambda: k.send_batch(np.zeros(4, REQ)))
+        blocked.start()
+        deadline = time.monotonic() + 30
+        while not (k._send_lock.locked() and k._words[D_SENDING]) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert k._words[D_SENDING] == 1
+        r = fast.call(fast.addr, NORMAL, 0, fast.polls, 4.0, 4, 4)
+        assert r[0] == -3
+        k.activate()
+        blocked.join(timeout=60)
+        assert not blocked.is_alive() and k._words[D_SENDING] == 0
+        got = k.receive_batch(8, timeout=60)
+        t = k.telemetry()
+    assert len(set(got.corr_ids.tolist())) == 8
+    assert (t.submitted, t.received, t.in_flight) == (11, 11, 0)
+
+
+def test_calls_and_sends_from_several_threads_never_share_an_id():
+    """Quick calls take ids inside the compiled call, producers under their lock: one counter."""
+    n = 2000
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel(queue_size=8))
+        call_ids: list[list[int]] = [[], []]
+        sent: list[int] = []
+        errors: list = []
+
+        def caller(w):
+            for i in range(n):
+                r = k.call(x=float(i), k=i, u=w, timeout=120)
+                if (r.k, r.u) != (i, w + 1):
+                    errors.append((w, i, r.k, r.u))
+                call_ids[w].append(r.corr_id)
+
+        def sender():
+            for _ in range(n // 4):
+                sent.append(k.send(x=0.0, k=-1, u=9))
+                sent.extend(k.send_batch(np.zeros(3, REQ)).tolist())
+
+        ts = [threading.Thread(target=caller, args=(w,)) for w in (0, 1)]
+        ts.append(threading.Thread(target=sender))
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)  # threads switch inside each other's critical sections
+        try:
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join(timeout=300)
+        finally:
+            sys.setswitchinterval(interval)
+        assert not any(t.is_alive() for t in ts)
+        rest = k.receive_batch(len(sent), timeout=120)
+        t = k.telemetry()
+    ids = call_ids[0] + call_ids[1] + sent
+    assert not errors, errors[:3]
+    assert len(ids) == len(set(ids)) == 2 * n + n
+    assert sorted(rest.corr_ids.tolist()) == sorted(sent)
+    assert (t.submitted, t.received, t.in_flight) == (3 * n, 3 * n, 0)

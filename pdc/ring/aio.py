@@ -13,7 +13,7 @@ import asyncio
 import collections
 from typing import TYPE_CHECKING, Any
 
-from pdc.ring.protocol import BLOCKED, NORMAL, REJECTED, RingStateError
+from pdc.ring.protocol import BLOCKED, D_SENDING, NORMAL, REJECTED, RingStateError
 from pdc.ring.replies import Reply
 from pdc.ring.waiting import Waiter, async_delay
 
@@ -146,6 +146,7 @@ async def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int]
         delay, counted = 0.0, False
         while True:
             if kernel._send_lock.acquire(blocking=False):
+                kernel._words[D_SENDING] = 1  # the compiled call keeps off the rings
                 try:
                     kernel._alive_check("send_async")
                     corr = kernel._next
@@ -169,6 +170,7 @@ async def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int]
                     kernel.host.add(REJECTED)
                     raise
                 finally:
+                    kernel._words[D_SENDING] = 0
                     kernel._send_lock.release()
             kernel._drain()
             kernel.engine.wake()

@@ -4,24 +4,33 @@ From Python, ``send`` and ``receive`` cost microseconds (struct packing, memoryv
 reply's bookkeeping) while the ring loop itself answers in a fraction of one. For each
 pair of message dtypes this module generates a numba ``njit`` function
 
-    ``call(d, lane, corr, polls, v0, v1, ...) -> (code, status, r0, r1, ...)``
+    ``call(d, lane, locked, polls, v0, v1, ...) -> (code, corr, status, r0, r1, ...)``
 
-that does the host side of the protocol in compiled code: it writes the request slot,
-release-stores the lane's head, polls the reply head up to ``polls`` times and, when the
-next reply is this message's, reads it and frees its slot. ``code`` says what happened:
-2 = replied (``status`` and the reply fields follow), 1 = sent but its reply is not next
+that does the host side of the protocol in compiled code: it takes the message's
+correlation id from the descriptor, writes the request slot, release-stores the lane's
+head, polls the reply head up to ``polls`` times and, when the next reply is this
+message's, reads it and frees its slot. ``code`` says what happened: 2 = replied (``corr``,
+``status`` and the reply fields follow), 1 = sent as ``corr`` but its reply is not next
 (another reply is ahead, the loop is napping, or the polls ran out: the caller waits the
 generic way), 0 = the lane is full, -1 = a value does not fit its field, -2 = the loop has
-terminated (nothing written for 0, -1, -2: the caller goes the generic way, which waits,
-drops or raises the right error).
+terminated, -3 = a producer of the generic path is at work (nothing written and no id
+taken for 0 to -3: the caller goes the generic way, which waits, drops or raises the right
+error).
 
 numba is not a library that hand-written code should replace; what no library does is
 the pairing of our ring layout with one unboxing of plain scalars: numba types and unboxes
 an int in tens of nanoseconds but a structured array in hundreds, so the function takes
 the rings' addresses as ints (in the int64 descriptor ``d``) and the field values as
-scalars. The function holds the GIL while it runs (it runs for microseconds): Python
-threads cannot interleave with it, and the caller holds the kernel's producer and consumer
-locks around it, so no other producer or consumer touches the rings meanwhile.
+scalars.
+
+Who may touch the rings. The function holds the GIL while it runs (it runs for
+microseconds), so no Python thread interleaves with it; what it must not do is step into
+the middle of another thread's Python code on the rings. Consumers are kept out by the
+kernel's consumer lock, which the caller holds. Producers of the generic path hold the
+producer lock and raise ``d[D_SENDING]`` while they work; the function returns -3 when it
+is raised (``locked`` = 1 skips that test, for a caller that holds the producer lock
+itself). So the common call takes one lock, not two, and the correlation ids, one counter
+in ``d[D_NEXT]``, are never handed out twice.
 
 An interrupt (Ctrl-C) is only raised between Python bytecodes, never inside the C call.
 The reply the call took off the ring is also copied into the descriptor's hold buffer and
@@ -43,6 +52,19 @@ from numba.extending import intrinsic
 
 from pdc.ring.cpu import _spin_hint
 from pdc.ring.protocol import (
+    D_CAP,
+    D_CTRL,
+    D_HELD,
+    D_HELD_STATUS,
+    D_HOLD,
+    D_NEXT,
+    D_QMETA,
+    D_RCAP,
+    D_REP,
+    D_REQ,
+    D_RMETA,
+    D_SENDING,
+    DESC_WORDS,
     HEAD,
     LINE,
     NAPPING,
@@ -58,10 +80,6 @@ from pdc.ring.protocol import (
 
 __all__ = ["D_HELD", "D_HELD_STATUS", "POLLS", "FastCall", "fast_call"]
 
-# Words of the descriptor: the rings' addresses and sizes, the hold buffer, the held reply.
-D_CTRL, D_QMETA, D_REQ, D_RMETA, D_REP, D_CAP, D_RCAP, D_HOLD = range(8)
-D_HELD, D_HELD_STATUS = 8, 9
-_WORDS = 10
 # Polls of the reply head inside one call (a few microseconds) before the caller falls
 # back to the generic wait, which spins, yields and sleeps.
 POLLS = 20_000
@@ -208,14 +226,14 @@ def _check(i: int, dt: np.dtype) -> str:
     if dt.kind in "iu":
         info = np.iinfo(dt)
         return (
-            f"    if not integral(v{i}):\n        return (-1, 0, {{zero}})\n"
-            f"    if v{i} < {info.min} or v{i} > {info.max}:\n        return (-1, 0, {{zero}})\n"
+            f"    if not integral(v{i}):\n        return (-1, 0, 0, {{zero}})\n"
+            f"    if v{i} < {info.min} or v{i} > {info.max}:\n        return (-1, 0, 0, {{zero}})\n"
         )
-    out = f"    if not numeric(v{i}):\n        return (-1, 0, {{zero}})\n"
+    out = f"    if not numeric(v{i}):\n        return (-1, 0, 0, {{zero}})\n"
     if dt.itemsize == 4:
         big = float(np.finfo(np.float32).max)
         out += f"    if abs(v{i}) > {big!r} and abs(v{i}) < np.inf:\n"
-        out += "        return (-1, 0, {zero})\n"
+        out += "        return (-1, 0, 0, {zero})\n"
     return out
 
 
@@ -243,20 +261,26 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
         zeros.append(f"R{i}(0)")
     zero = ", ".join(zeros)
     args = ", ".join(f"v{i}" for i in range(len(rq)))
-    src = [f"def call(d, lane, corr, polls, {args}):\n"]
+    src = [f"def call(d, lane, locked, polls, {args}):\n"]
     for i, name in enumerate(rq):
         dt = _fields(req)[name][0]
         ns[f"poke{i}"] = _poke(dt)
         src.append(_check(i, dt).replace("{zero}", zero))
     src.append(
+        # A producer of the generic path is between its reads and writes: leave it be.
+        f"    if not locked and ld(d + {D_SENDING * 8}) != 0:\n"
+        f"        return (-3, 0, 0, {zero})\n"
         f"    c = ld(d + {D_CTRL * 8})\n"
         f"    if ld_acq(c + {STATE * 8}) == {S_TERMINATED}:\n"
-        f"        return (-2, 0, {zero})\n"
+        f"        return (-2, 0, 0, {zero})\n"
         f"    hw = c + ({HEAD} + lane * {LINE}) * 8\n"
         "    h = ld(hw)\n"
         f"    cap = ld(d + {D_CAP * 8})\n"
         f"    if h - ld_acq(hw + {(TAIL - HEAD) * 8}) >= cap:\n"
-        f"        return (0, 0, {zero})\n"
+        f"        return (0, 0, 0, {zero})\n"
+        # The message's id: taken only now that it is certain to be written.
+        f"    corr = ld(d + {D_NEXT * 8})\n"
+        f"    st(d + {D_NEXT * 8}, corr + 1)\n"
         "    k = lane * cap + h % cap\n"
         f"    base = ld(d + {D_REQ * 8}) + k * {req.itemsize}\n"
     )
@@ -272,17 +296,17 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
         f"    st(c + {SUBMITTED * 8}, ld(c + {SUBMITTED * 8}) + 1)\n"
         # A napping loop needs its wake-up: the caller sends it and waits the generic way.
         f"    if ld_acq(c + {NAPPING * 8}) != 0:\n"
-        f"        return (1, 0, {zero})\n"
+        f"        return (1, corr, 0, {zero})\n"
         "    n = 0\n"
         f"    while ld_acq(c + {REP_HEAD * 8}) <= t:\n"
         "        n += 1\n"
         "        if n > polls:\n"
-        f"            return (1, 0, {zero})\n"
+        f"            return (1, corr, 0, {zero})\n"
         "        spin_hint()\n"
         f"    j = t % ld(d + {D_RCAP * 8})\n"
         f"    rm = ld(d + {D_RMETA * 8}) + j * 16\n"
         "    if ld(rm) != corr:\n"
-        f"        return (1, 0, {zero})\n"
+        f"        return (1, corr, 0, {zero})\n"
         "    status = ld(rm + 8)\n"
         f"    base = ld(d + {D_REP * 8}) + j * {rep.itemsize}\n"
     )
@@ -299,7 +323,7 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
         f"    st(d + {D_HELD * 8}, corr)\n"
         f"    st(d + {D_HELD_STATUS * 8}, status)\n"
         f"    st_rel(c + {REP_TAIL * 8}, t + 1)\n"
-        f"    return (2, status, {', '.join(outs)})\n"
+        f"    return (2, corr, status, {', '.join(outs)})\n"
     )
     return "".join(src), ns
 
@@ -334,7 +358,7 @@ class FastCall:
 
     def __init__(self, rings: Rings):
         self.rings = rings  # keeps the memory the descriptor points at alive
-        d = np.zeros(_WORDS, np.int64)
+        d = np.zeros(DESC_WORDS, np.int64)
         self.hold = np.zeros(1, rings.reply_dtype)
         d[D_CTRL] = rings.ctrl.ctypes.data
         d[D_QMETA] = rings.req_meta.ctypes.data

@@ -8,7 +8,11 @@ producer (``send``, ``send_batch``, ``send_async``: correlation ids are handed o
 request rings written under it), another every consumer (``receive``, ``call``...: the reply
 ring and the stash are read under it). A producer never waits for the consumers' lock (it
 only tries it, to move replies aside), so the two never deadlock, and no lock is held while
-a consumer sleeps. Any number of threads and event loops may share one kernel.
+a consumer sleeps. Any number of threads and event loops may share one kernel. The cpu
+backend's quick ``call`` (``pdc.ring.quick``) holds only the consumer lock: its compiled
+call takes the id and writes the request in one step that no Python thread can interleave
+with, and keeps off the rings while a producer raises its flag (``D_SENDING``, set under
+the producer lock); correlation ids come from one counter either way.
 
 Reconciliation: every message a send accepted (its id was returned) ends as exactly one of
 replied (``status == 0``), errored (``status != 0``, with ``Reply.error`` for Python
@@ -36,6 +40,9 @@ from pdc.ring.definition import RingKernelDef
 from pdc.ring.engine import Engine, EngineOptions, engine_class
 from pdc.ring.protocol import (
     BLOCKED,
+    D_NEXT,
+    D_SENDING,
+    DESC_WORDS,
     DROPPED,
     ERR_CODE,
     ERR_COUNT,
@@ -101,7 +108,10 @@ class RingKernel(Sending, Receiving):
         self._dropped_set: set[int] = set()
         self._scan = [0, 0]  # per lane: sequences below this were checked for drops
         self.received = 0
-        self._next = 1
+        # The next correlation id, and the flag of a generic producer at work: words of
+        # the compiled call's descriptor where there is one, so that it can use them.
+        self._words = self._fast.words if self._fast is not None else [0] * DESC_WORDS
+        self._words[D_NEXT] = 1
         self._stash = Stash(self.spec.reply)
         # Ids whose replies a call() waits for: receive() and receive_batch() skip them.
         self._awaited: set[int] = set()
@@ -124,6 +134,15 @@ class RingKernel(Sending, Receiving):
             quick = make_call(self, self._fast, self.call)
             if quick is not None:
                 vars(self)["call"] = quick  # an instance attribute shadows the method
+
+    @property
+    def _next(self) -> int:
+        """The correlation id the next message gets (read and written under the send lock)."""
+        return self._words[D_NEXT]
+
+    @_next.setter
+    def _next(self, value: int) -> None:
+        self._words[D_NEXT] = value
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -208,10 +227,13 @@ class RingKernel(Sending, Receiving):
         # ``_terminated`` and leaves. Never wait forever for it (terminate runs at exit).
         locked = self._send_lock.acquire(timeout=max(timeout, 1.0))
         try:
+            if locked:
+                self._words[D_SENDING] = 1  # nor a compiled call
             self._harvest_drops()
             undelivered = self.host.waiting_ids(HIGH) + self.host.waiting_ids(NORMAL)
         finally:
             if locked:
+                self._words[D_SENDING] = 0
                 self._send_lock.release()
         return TerminateReport(
             self.kernel_id,

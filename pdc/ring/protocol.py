@@ -127,6 +127,14 @@ LINE = 8  # int64 words per 64-byte cache line
 LANES = 2
 HIGH, NORMAL = 0, 1
 
+# Words of the host descriptor of the cpu backend's compiled call (``pdc.ring.fast``): the
+# rings' addresses and sizes, the hold buffer and the id and status of the reply it holds,
+# and two words the kernel's producers share with the compiled call: the next correlation
+# id, and a flag a producer of the generic path raises while it works on the rings.
+D_CTRL, D_QMETA, D_REQ, D_RMETA, D_REP, D_CAP, D_RCAP, D_HOLD = range(8)
+D_HELD, D_HELD_STATUS, D_NEXT, D_SENDING = 8, 9, 10, 11
+DESC_WORDS = 12
+
 # Control words, as indices into ``ctrl`` (already multiplied by LINE).
 STATE = 0 * LINE
 ACTIVE = 1 * LINE

@@ -12,12 +12,14 @@ field names as keyword-only parameters:
     **extra)``
 
 When every field came as a plain Python number of its field's kind, it takes the kernel's
-producer and consumer locks, as the general path does, and calls the compiled entry point
-of ``pdc.ring.fast`` directly (numba's native wrapper for the exact argument types, without
-the dispatcher's type resolution). Anything else (a record, a missing or extra field, a
-numpy scalar, a float for an int field, a bad priority, a full lane, a terminated kernel,
-``drop_oldest``) goes to the general ``call``, which parses, raises or waits by the
-kernel's rules: the two paths give the same results and errors.
+consumer lock and calls the compiled entry point of ``pdc.ring.fast`` directly (numba's
+native wrapper for the exact argument types, without the dispatcher's type resolution);
+the compiled call keeps off the rings while a producer of the general path works on them
+(its flag ``D_SENDING``), so the producer lock is not needed. Anything else (a record, a
+missing or extra field, a numpy scalar, a float for an int field, a bad priority, a full
+lane, a producer at work, a terminated kernel, ``drop_oldest``) goes to the general
+``call``, which parses, raises or waits by the kernel's rules: the two paths give the same
+results and errors.
 
 It is generated source (``exec``) because Python has no other way to make a function whose
 keyword parameters are names known only at run time without a ``**kwargs`` dict per call.
@@ -39,12 +41,22 @@ if TYPE_CHECKING:
 
 __all__ = ["make_call"]
 
-_MISSING = object()
+
+class _Required:
+    """The default of a field parameter: the caller must give the field."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+_MISSING = _Required()
 _PY_EXCEPTION = -1  # pdc.ring.cpu.PY_EXCEPTION
 
 _SOURCE = """\
-def call(message=None, /, *, {params}, timeout=None, check=True, priority="normal", **_q_extra):
-    if _q_type(priority) is _q_str or _q_type(priority) is _q_int:
+def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NORMAL, **_q_extra):
+    if priority is _q_NORMAL:  # the default, the same object: no lookup
+        _q_lane = _q_NORMAL_LANE
+    elif _q_type(priority) is _q_str or _q_type(priority) is _q_int:
         _q_lane = _q_LANES.get(priority)
     else:
         _q_lane = None
@@ -55,30 +67,25 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority="norma
         )
     _q_held = 0
     try:
-        with _q_send_lock, _q_recv_lock:
+        with _q_recv_lock:
             if _q_k._terminated:
                 _q_code = -2
             else:
-                _q_corr = _q_k._next
-                _q_k._next = _q_corr + 1  # an interrupt from here on wastes an id, never reuses it
                 try:
-                    _q_r = _q_entry(_q_addr, _q_lane, _q_corr, _q_polls, {args})
+                    _q_r = _q_entry(_q_addr, _q_lane, 0, _q_polls, {args})
                     _q_code = _q_r[0]
                     if _q_code == 2:  # replied: off the ring, held until handed out
-                        _q_status = _q_r[1]
+                        _q_status = _q_r[2]
                         _q_reply = _q_Reply(
-                            _q_kid, _q_corr, _q_status, _q_names, _q_r[2:],
-                            _q_k._error_of(_q_corr, _q_status) if _q_status == _q_PY_EXC else None,
+                            _q_kid, _q_r[1], _q_status, _q_names, _q_r[3:],
+                            _q_k._error_of(_q_r[1], _q_status) if _q_status == _q_PY_EXC else None,
                         )
                         # One statement: an interrupt lands before both or after both.
                         _q_words[_q_HELD], _q_k.received = 0, _q_k.received + 1
                     elif _q_code == 1:  # sent; its reply was not next: reserve it, wait below
-                        _q_held = _q_corr
-                        _q_awaited.add(_q_corr)
-                    else:  # nothing written (full lane, terminated loop): the general path
-                        _q_k._next = _q_corr
+                        _q_held = _q_r[1]
+                        _q_awaited.add(_q_held)
                 except _q_refused:
-                    _q_k._next = _q_corr
                     _q_code = -1
                 except _q_BaseException:  # interrupted after the reply was taken: keep it
                     _q_k._unhold(_q_fast)
@@ -87,7 +94,7 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority="norma
             return _q_reply.raise_for_status() if check and _q_status else _q_reply
         if _q_code == 1:
             _q_k.engine.wake()
-            _q_got = _q_k._wait_for(_q_corr, timeout)
+            _q_got = _q_k._wait_for(_q_held, timeout)
             return _q_got.raise_for_status() if check else _q_got
     finally:
         if _q_held:
@@ -133,6 +140,8 @@ def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply])
     ns: dict[str, Any] = {
         "MISSING": _MISSING,
         "_q_LANES": {"high": HIGH, "normal": NORMAL, HIGH: HIGH, NORMAL: NORMAL},
+        "_q_NORMAL": "normal",
+        "_q_NORMAL_LANE": NORMAL,
         "_q_type": type,
         "_q_str": str,
         "_q_int": int,
@@ -140,7 +149,6 @@ def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply])
         "_q_BaseException": BaseException,
         "_q_general": general,
         "_q_present": _present,
-        "_q_send_lock": kernel._send_lock,
         "_q_recv_lock": kernel._recv_lock,
         "_q_k": kernel,
         "_q_entry": entry,

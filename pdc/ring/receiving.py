@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pdc.ring.handlers import HandlerSpec
-from pdc.ring.protocol import HIGH, NORMAL, RingError, RingHost, RingTimeoutError
+from pdc.ring.protocol import D_SENDING, HIGH, NORMAL, RingError, RingHost, RingTimeoutError
 from pdc.ring.replies import Replies, Reply, Stash, concat
 from pdc.ring.waiting import Waiter
 
@@ -50,6 +50,7 @@ class Receiving:
     _awaited: set[int]
     _terminated: bool
     _next: int
+    _words: Any
     _nfields: int
     engine: Any
 
@@ -309,29 +310,31 @@ class Receiving:
         if lane is None:
             return None
         with self._send_lock, self._recv_lock:
+            # No producer works while this one holds their lock: a flag an interrupt left
+            # raised is lowered (it only sent quick calls this way).
+            self._words[D_SENDING] = 0
             if self._terminated:
                 return None
-            corr = self._next
-            self._next = corr + 1  # an interrupt from here on can waste an id, never reuse one
             try:
-                r = fast.call(fast.addr, lane, corr, fast.polls, *values)
+                # ``locked``: this caller holds the producer lock, whatever D_SENDING says.
+                r = fast.call(fast.addr, lane, 1, fast.polls, *values)
                 code = r[0]
                 if code == 2:  # replied: the reply is off the ring and held until handed out
-                    status = r[1]
+                    corr, status = r[1], r[2]
                     error = self._error_of(corr, status) if status == _PY_EXCEPTION else None
-                    reply = Reply(self.kernel_id, corr, status, self._pop_names, r[2:], error)
+                    reply = Reply(self.kernel_id, corr, status, self._pop_names, r[3:], error)
                     # Released and counted in one line: an interrupt lands before both
                     # (the reply goes back to the stash) or after both (it was handed out).
                     fast.words[fast.HELD], self.received = 0, self.received + 1
                     return reply
             except fast.refused:  # numba took no argument: nothing was written
-                code = -1
+                return None
             except BaseException:  # interrupted after the reply was taken: keep it
                 self._unhold(fast)
                 raise
             if code != 1:  # nothing written: the generic path raises or waits
-                self._next = corr
                 return None
+            corr = r[1]
             reserved[0] = corr  # sent: its reply is this call's (receive skips it)
             self._awaited.add(corr)
         self.engine.wake()

@@ -19,6 +19,7 @@ from pdc.ring.engine import Engine
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import (
     BLOCKED,
+    D_SENDING,
     HIGH,
     NORMAL,
     REJECTED,
@@ -50,6 +51,7 @@ class Sending:
     _dropped_set: set[int]
     _scan: list[int]
     _next: int
+    _words: Any  # the descriptor words of pdc.ring.fast (D_NEXT, D_SENDING), or a list
     _names: tuple[str, ...]
     _dtype_names: tuple[str, ...]
     _nfields: int
@@ -226,31 +228,39 @@ class Sending:
         thread can take the reply a ``call`` waits for; it is written to ``reserve[0]``
         first, so that the caller's ``finally`` frees it however the call ends.
         """
+        words = self._words
         with self._send_lock:
-            if self._terminated or self.host.state() == S_TERMINATED:  # refuse: none can come
-                try:
-                    self._alive_check("send")
-                except RingStateError:
-                    self.host.add(REJECTED)
-                    raise
-            corr = self._next
-            if reserve is not None:
-                reserve[0] = corr
-                self._awaited.add(corr)
+            words[D_SENDING] = 1  # the compiled call (pdc.ring.fast) keeps off the rings
             try:
-                # Only drop_oldest raises drop floors: other modes skip the check.
-                if self._dropping and not self._pushable(lane, 1):
-                    return self._send_full(lane, corr, values, "send")
-                # Advance first: an interrupt inside push can waste an id, never reuse one.
-                self._next = corr + 1
-                if self.host.push(lane, corr, values):
-                    self.engine.wake()
-                    return corr
-                self._next = corr
-                return self._send_full(lane, corr, values, "send")
-            except BaseException:
-                self._awaited.discard(corr)  # not sent, or its caller gave up: free
+                return self._send_one_locked(lane, values, reserve)
+            finally:
+                words[D_SENDING] = 0
+
+    def _send_one_locked(self, lane: int, values: tuple, reserve: list[int] | None) -> int:
+        if self._terminated or self.host.state() == S_TERMINATED:  # refuse: none can come
+            try:
+                self._alive_check("send")
+            except RingStateError:
+                self.host.add(REJECTED)
                 raise
+        corr = self._next
+        if reserve is not None:
+            reserve[0] = corr
+            self._awaited.add(corr)
+        try:
+            # Only drop_oldest raises drop floors: other modes skip the check.
+            if self._dropping and not self._pushable(lane, 1):
+                return self._send_full(lane, corr, values, "send")
+            # Advance first: an interrupt inside push can waste an id, never reuse one.
+            self._next = corr + 1
+            if self.host.push(lane, corr, values):
+                self.engine.wake()
+                return corr
+            self._next = corr
+            return self._send_full(lane, corr, values, "send")
+        except BaseException:
+            self._awaited.discard(corr)  # not sent, or its caller gave up: free
+            raise
 
     def _send_full(self, lane: int, corr: int, values: tuple, op: str) -> int:
         """The slow path of ``send`` (send lock held): wait, drop or refuse."""
@@ -323,57 +333,65 @@ class Sending:
         """
         batch = self._check_batch(batch, "send_batch")
         lane = self._lane(priority)
+        words = self._words
+        with self._send_lock:
+            words[D_SENDING] = 1  # the compiled call (pdc.ring.fast) keeps off the rings
+            try:
+                return self._send_batch_locked(batch, lane)
+            finally:
+                words[D_SENDING] = 0
+
+    def _send_batch_locked(self, batch: np.ndarray, lane: int) -> np.ndarray:
         host = self.host
         n = len(batch)
-        with self._send_lock:
-            try:
-                self._alive_check("send_batch")
-            except RingStateError:
-                host.add(REJECTED, n)
-                raise
-            self._harvest_drops()
-            start = self._next
-            ids = np.arange(start, start + n, dtype=np.int64)
-            if self.backpressure == "reject" and host.free(lane) < n:
-                host.add(REJECTED, n)
-                raise self._full_error(lane, "send_batch", None)
-            self._next = start + n  # reserved: an interrupt can waste ids, never reuse one
-            done, waiter, before = 0, None, len(self.dropped_ids)
-            while done < n:
-                m = self._pushable(lane, n - done)
-                k = host.push_batch(lane, ids[done : done + m], batch[done : done + m])
-                done += k
-                if k:
-                    self.engine.wake()
-                if done == n:
-                    break
-                if waiter is None:
-                    waiter = Waiter(self.block_timeout, self._spin)
-                    if self.backpressure == "block":
-                        host.add(BLOCKED)
-                if self._dead():
-                    self._next = start + done
-                    host.add(REJECTED, n - done)
-                    self._alive_check("send_batch")
-                if self.backpressure == "drop_oldest":
-                    if host.free(lane) <= 0:
-                        host.request_drop(lane, min(n - done, self.rings.capacity))
-                    self._harvest_drops()
-                waiter.progress(host.tail(lane))
-                if waiter.expired():
-                    self._next = start + done
-                    host.add(REJECTED, n - done)
-                    self._harvest_drops()
-                    raise self._full_error(
-                        lane,
-                        "send_batch",
-                        self.block_timeout,
-                        ids[:done],
-                        self.dropped_ids[before:],
-                    )
-                self._drain()
+        try:
+            self._alive_check("send_batch")
+        except RingStateError:
+            host.add(REJECTED, n)
+            raise
+        self._harvest_drops()
+        start = self._next
+        ids = np.arange(start, start + n, dtype=np.int64)
+        if self.backpressure == "reject" and host.free(lane) < n:
+            host.add(REJECTED, n)
+            raise self._full_error(lane, "send_batch", None)
+        self._next = start + n  # reserved: an interrupt can waste ids, never reuse one
+        done, waiter, before = 0, None, len(self.dropped_ids)
+        while done < n:
+            m = self._pushable(lane, n - done)
+            k = host.push_batch(lane, ids[done : done + m], batch[done : done + m])
+            done += k
+            if k:
                 self.engine.wake()
-                waiter.wait()
+            if done == n:
+                break
+            if waiter is None:
+                waiter = Waiter(self.block_timeout, self._spin)
+                if self.backpressure == "block":
+                    host.add(BLOCKED)
+            if self._dead():
+                self._next = start + done
+                host.add(REJECTED, n - done)
+                self._alive_check("send_batch")
             if self.backpressure == "drop_oldest":
+                if host.free(lane) <= 0:
+                    host.request_drop(lane, min(n - done, self.rings.capacity))
                 self._harvest_drops()
-            return ids
+            waiter.progress(host.tail(lane))
+            if waiter.expired():
+                self._next = start + done
+                host.add(REJECTED, n - done)
+                self._harvest_drops()
+                raise self._full_error(
+                    lane,
+                    "send_batch",
+                    self.block_timeout,
+                    ids[:done],
+                    self.dropped_ids[before:],
+                )
+            self._drain()
+            self.engine.wake()
+            waiter.wait()
+        if self.backpressure == "drop_oldest":
+            self._harvest_drops()
+        return ids
