@@ -2,8 +2,9 @@
 
 For each backpressure mode (block, reject, drop_oldest) one kernel with a tiny queue gets
 messages from two producer threads (single sends and batches, random priorities, about
-1 % of them asking the handler for an error code) while two consumer threads receive and
-a third thread deactivates and reactivates the kernel. Then the kernel is terminated and
+1 % of them asking the handler for an error code) and, except under "drop_oldest", a
+thread that ``call``s one message at a time, while two consumer threads receive and
+another thread deactivates and reactivates the kernel. Then the kernel is terminated and
 every message is reconciled: each accepted correlation id ends as exactly one of replied,
 errored, dropped (reported in ``dropped_ids``) or undelivered (reported by terminate), each
 refused message was raised to its sender, payloads match, and the telemetry equals those
@@ -50,7 +51,16 @@ class StressResult:
 
     def line(self) -> str:
         c = self.counts
-        keys = ("accepted", "refused", "replied", "errored", "dropped", "undelivered", "toggles")
+        keys = (
+            "accepted",
+            "refused",
+            "replied",
+            "errored",
+            "dropped",
+            "undelivered",
+            "calls",
+            "toggles",
+        )
         return (
             f"{self.backend:<6} {self.mode:<12} {self.seconds:7.1f} s  "
             + "  ".join(f"{k} {c[k]:,}" for k in keys)
@@ -163,6 +173,44 @@ def run_mode(
         except BaseException as exc:  # reported as a violation
             errors.append(f"producer {pid}: {exc!r}")
 
+    def caller() -> None:
+        """One message at a time by ``call`` (on cpu the quick compiled call), its reply kept.
+
+        Not under "drop_oldest", where a call's own message may be dropped before its reply.
+        """
+        rng = random.Random(seed * 1000 + 50)
+        token = 7 << 40
+        try:
+            while not stop_offering.is_set():
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+                if offer(1) <= 0:
+                    break
+                x = rng.random()
+                fail = rng.randint(1, 9) if rng.random() < fault_rate else 0
+                try:
+                    r = k.call(
+                        x=x, token=token, fail=fail, priority=rng.choice((0, "normal")), check=False
+                    )
+                except RingFullError:
+                    with book.lock:
+                        book.refused += 1
+                    time.sleep(rng.uniform(0.0, 2e-4))
+                else:
+                    res.counts["calls"] += 1
+                    book.accept([r.corr_id], np.array([token]), np.array([x]), np.array([fail]))
+                    with got_lock:
+                        got.append(
+                            (
+                                np.array([r.corr_id]),
+                                np.array([r.status]),
+                                np.array([(r.y, r.token)], REPLY),
+                            )
+                        )
+                token += 1
+        except BaseException as exc:  # reported as a violation
+            errors.append(f"caller: {exc!r}")
+
     def consumer(cid: int) -> None:
         rng = random.Random(seed * 1000 + 100 + cid)
         try:
@@ -205,6 +253,8 @@ def run_mode(
     with RingKernelRuntime(backend=backend) as rt:
         k = rt.launch(kdef)
         producers = [threading.Thread(target=producer, args=(i,)) for i in range(2)]
+        if mode != "drop_oldest":
+            producers.append(threading.Thread(target=caller))
         consumers = [threading.Thread(target=consumer, args=(i,)) for i in range(2)]
         tog = threading.Thread(target=toggler)
         for t in (*producers, *consumers, tog):
