@@ -37,6 +37,8 @@ def test_fast_paths_are_used_on_cpu_and_answer_like_the_generic_ones():
         assert k.call.__code__.co_filename.startswith("<pdc.ring.quick")  # pdc.ring.quick
         r = k.call(x=1.5, k=-7, u=254)
         assert (r.y, r.k, r.u, r.status) == (3.0, -7, 255, 0)
+        assert (r.kernel_id, r.corr_id, r.error, r.ok) == ("fast", 1, None, True)
+        assert r.values == {"y": 3.0, "k": -7, "u": 255} and "corr_id=1" in repr(r)
         ids = [k.send(x=float(i), k=i, u=i) for i in range(10)]
         r = k.call(x=4.0, k=99, u=0)  # replies ahead of its own: they are kept, in order
         assert (r.k, r.corr_id) == (99, ids[-1] + 1)
@@ -171,7 +173,16 @@ _NOT_SIGNAL_POINTS = (
 
 
 # Lines of the fast call where an interrupt is the most dangerous: around the C call.
-_KEY_LINES = ("fast.call(", "Reply(", "fast.words[", "self.received", "_q_entry(", "_q_words[")
+_KEY_LINES = (
+    "fast.call(",
+    "Reply(",
+    "fast.words[",
+    "self.received",
+    "_q_entry(",
+    "_q_new(",
+    "_q_reply.",
+    "_q_words[",
+)
 
 
 def _lines(*fns):

@@ -9,7 +9,8 @@ and, as baselines, a ``queue.SimpleQueue`` ping-pong between two threads and an
 ``asyncio.Queue`` ping-pong between two tasks (p50, p99). On a real CUDA GPU it adds a
 launch-per-message baseline: one kernel launch plus a stream synchronize per message.
 
-Every measurement is repeated (``--repeats``) and the medians are printed; ratios are
+Every measurement is repeated (``--repeats``; each repeat times the baselines, then each
+backend's freshly launched kernel, one at a time) and the medians are printed; ratios are
 baseline p50 / ring p50 (how many times faster the ring answers).
 """
 
@@ -381,26 +382,28 @@ def run(
     }
     sq, aq = [], []
     per_backend: dict[str, dict[str, list]] = {}
-    runtimes = {}
-    # Baselines first, while no kernel thread runs: a polling simulated kernel would take
-    # the core (and the interpreter lock) from the queue ping-pong and inflate its p99.
-    for _ in range(repeats):
-        sq.append(step("queue.SimpleQueue", lambda: simple_queue_pingpong(messages)))
-        aq.append(step("asyncio.Queue", lambda: asyncio_pingpong(messages)))
-    try:
-        for name, err in engines:
-            if err is not None:
-                result["backends"][name] = {"error": err}
-                continue
-            rt = RingKernelRuntime(backend=name)
-            k = rt.launch(kdef)
-            runtimes[name] = (rt, k)
+    runtimes: dict[str, Any] = {}
+    for name, err in engines:
+        if err is not None:
+            result["backends"][name] = {"error": err}
+        else:
             per_backend[name] = {"single": [], "batched": [], "host": [], "compiled": []}
+    try:
+        # Each repeat measures the baselines and then the kernels, so that a machine that
+        # changes pace during the run moves both sides of a ratio alike. Only one kernel
+        # runs at a time, and none while the baselines run: a polling simulated kernel
+        # would take the core (and the interpreter lock) from whatever is being timed.
         for _ in range(repeats):
-            for name, (_, k) in runtimes.items():
+            sq.append(step("queue.SimpleQueue", lambda: simple_queue_pingpong(messages)))
+            aq.append(step("asyncio.Queue", lambda: asyncio_pingpong(messages)))
+            for name in per_backend:
+                rt = RingKernelRuntime(backend=name)
+                runtimes[name] = (rt, rt.launch(kdef))
+                k = runtimes[name][1]
                 sim = k.engine.simulated
                 n1 = sim_messages if sim else messages
                 nb = sim_batch_messages if sim else batch_messages
+                nh = min(n1, 2 * batch)
                 per_backend[name]["single"].append(
                     step(f"{name} 1-by-1", lambda k=k, n1=n1: ring_single(k, n1))
                 )
@@ -410,10 +413,10 @@ def run(
                 per_backend[name]["compiled"].append(
                     step(f"{name} compiled client", lambda k=k, n1=n1: ring_compiled_client(k, n1))
                 )
-                nh = min(n1, 2 * batch)
                 per_backend[name]["host"].append(
                     step(f"{name} host overhead", lambda k=k, nh=nh: ring_host_overhead(k, nh))
                 )
+                rt.close()
     finally:
         bar.close()
         for rt, _ in runtimes.values():

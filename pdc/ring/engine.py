@@ -65,7 +65,7 @@ class EngineOptions:
     spin: int = 20_000
     yield_every: int = 0
     max_sleep: float = 1e-3
-    idle_nap: float = 0.05
+    idle_nap: float = 0.2
     extra: dict[str, Any] = field(default_factory=dict)
 
 
