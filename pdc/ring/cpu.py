@@ -40,7 +40,7 @@ from numba.extending import intrinsic
 
 from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import HandlerSpec
-from pdc.ring.protocol import S_TERMINATED, STATE, TERMINATE, Rings, make_serve
+from pdc.ring.protocol import PY_EXCEPTION, S_TERMINATED, STATE, TERMINATE, Rings, make_serve
 from pdc.ring.state import make_stateful_serve
 
 __all__ = [
@@ -53,7 +53,6 @@ __all__ = [
     "store_release",
 ]
 
-PY_EXCEPTION = -1  # error code of a pure-Python handler that raised
 _X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
 
 

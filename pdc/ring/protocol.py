@@ -135,6 +135,9 @@ D_CTRL, D_QMETA, D_REQ, D_RMETA, D_REP, D_CAP, D_RCAP, D_HOLD = range(8)
 D_HELD, D_HELD_STATUS, D_NEXT, D_SENDING = 8, 9, 10, 11
 DESC_WORDS = 12
 
+# The error code a pure-Python handler's message gets when the handler raised (cpu backend).
+PY_EXCEPTION = -1
+
 # Control words, as indices into ``ctrl`` (already multiplied by LINE).
 STATE = 0 * LINE
 ACTIVE = 1 * LINE

@@ -32,7 +32,7 @@ import linecache
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pdc.ring.protocol import HIGH, NORMAL
+from pdc.ring.protocol import HIGH, NORMAL, PY_EXCEPTION
 from pdc.ring.replies import Reply
 
 if TYPE_CHECKING:
@@ -50,7 +50,6 @@ class _Required:
 
 
 _MISSING = _Required()
-_PY_EXCEPTION = -1  # pdc.ring.cpu.PY_EXCEPTION
 
 _SOURCE = """\
 def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NORMAL, **_q_extra):
@@ -78,14 +77,7 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
                         _q_status = _q_r[2]
                         # Reply's fields stored here: no __init__ frame (a tenth of a call).
                         _q_reply = _q_new(_q_Reply)
-                        _q_reply.kernel_id = _q_kid
-                        _q_reply.corr_id = _q_r[1]
-                        _q_reply.status = _q_status
-                        _q_reply._names = _q_names
-                        _q_reply._vals = _q_r[3:]
-                        _q_reply.error = (
-                            _q_k._error_of(_q_r[1], _q_status) if _q_status == _q_PY_EXC else None
-                        )
+{reply_stores}
                         # One statement: an interrupt lands before both or after both.
                         _q_words[_q_HELD], _q_k.received = 0, _q_k.received + 1
                     elif _q_code == 1:  # sent; its reply was not next: reserve it, wait below
@@ -110,6 +102,22 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
         **_q_present({pairs}), **_q_extra,
     )
 """
+
+
+# Every field of a Reply, and how the quick call computes it (checked against its slots).
+_REPLY_FIELDS = {
+    "kernel_id": "_q_kid",
+    "corr_id": "_q_r[1]",
+    "status": "_q_status",
+    "_names": "_q_names",
+    "_vals": "_q_r[3:]",
+    "error": "_q_k._error_of(_q_r[1], _q_status) if _q_status == _q_PY_EXC else None",
+}
+if set(_REPLY_FIELDS) != set(Reply.__slots__):
+    raise ImportError(
+        f"[pdc.ring.quick] expected Reply fields {sorted(_REPLY_FIELDS)}, "
+        f"got {sorted(Reply.__slots__)}"
+    )
 
 
 def _present(**fields: Any) -> dict[str, Any]:
@@ -142,6 +150,9 @@ def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply])
         not_plain=" or ".join(checks),
         pairs=", ".join(f"{n}={n}" for n in names),
         args=", ".join(names),
+        reply_stores="\n".join(
+            f"{' ' * 24}_q_reply.{slot} = {expr}" for slot, expr in _REPLY_FIELDS.items()
+        ),
     )
     ns: dict[str, Any] = {
         "MISSING": _MISSING,
@@ -164,7 +175,7 @@ def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply])
         "_q_new": object.__new__,
         "_q_kid": kernel.kernel_id,
         "_q_names": kernel._pop_names,
-        "_q_PY_EXC": _PY_EXCEPTION,
+        "_q_PY_EXC": PY_EXCEPTION,
         "_q_words": fast.words,
         "_q_HELD": fast.HELD,
         "_q_awaited": kernel._awaited,

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pdc.ring.handlers import HandlerSpec
-from pdc.ring.protocol import D_SENDING, HIGH, NORMAL, RingError, RingHost, RingTimeoutError
+from pdc.ring.protocol import (
+    D_SENDING,
+    HIGH,
+    NORMAL,
+    PY_EXCEPTION,
+    RingError,
+    RingHost,
+    RingTimeoutError,
+)
 from pdc.ring.replies import Replies, Reply, Stash, concat
 from pdc.ring.waiting import Waiter
 
@@ -25,8 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["Receiving"]
 
 _LANES = {"high": HIGH, "normal": NORMAL, HIGH: HIGH, NORMAL: NORMAL}
-
-_PY_EXCEPTION = -1  # pdc.ring.cpu.PY_EXCEPTION (not imported: that module imports numba)
 
 
 class Receiving:
@@ -75,7 +81,7 @@ class Receiving:
         return len(corr)
 
     def _error_of(self, corr: int, status: int) -> str | None:
-        if status == _PY_EXCEPTION and self._errors:
+        if status == PY_EXCEPTION and self._errors:
             return self._errors.pop(corr, None)
         return None
 
@@ -120,7 +126,7 @@ class Receiving:
         """The Reply of a reply just taken off the ring (kept if interrupted)."""
         try:
             corr, status, values = r
-            error = self._error_of(corr, status) if status == _PY_EXCEPTION else None
+            error = self._error_of(corr, status) if status == PY_EXCEPTION else None
             reply = Reply(self.kernel_id, corr, status, self._pop_names, values, error)
             self.received += 1
             return reply
@@ -238,7 +244,7 @@ class Receiving:
                 self.received += k
                 if self._errors:  # texts go with single replies only: forget these
                     for p in taken:
-                        for c in p[0][p[1] == _PY_EXCEPTION].tolist():
+                        for c in p[0][p[1] == PY_EXCEPTION].tolist():
                             self._errors.pop(c, None)
             parts.extend(taken)
             got += k
@@ -321,7 +327,7 @@ class Receiving:
                 code = r[0]
                 if code == 2:  # replied: the reply is off the ring and held until handed out
                     corr, status = r[1], r[2]
-                    error = self._error_of(corr, status) if status == _PY_EXCEPTION else None
+                    error = self._error_of(corr, status) if status == PY_EXCEPTION else None
                     reply = Reply(self.kernel_id, corr, status, self._pop_names, r[3:], error)
                     # Released and counted in one line: an interrupt lands before both
                     # (the reply goes back to the stash) or after both (it was handed out).
