@@ -1,0 +1,290 @@
+"""Arithmetic as numba-cuda compiles it: the operand and result types of numba's signature.
+
+Every operator and math call comes with numba's signature for it (``calltypes``): the types
+it converts its operands to and the type of its result. Computing in exactly those NumPy
+dtypes gives the GPU's numerics by construction: int32 wraps, a uint8 plus an int64 is an
+int64 (numba widens where NumPy 2 would keep uint8), float32 stays float32 through
+``math.exp`` (so it overflows at 88.7, as ``expf`` does), and float division follows the
+NumPy error model numba-cuda uses (x / 0.0 is inf or nan, never an exception). Integer
+division or remainder by zero is reported (pdc.sim.machine) and yields 0.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from pdc.sim.frontend import Unsupported, dtype_of
+
+
+def cast(v, dtype: np.dtype):
+    """``v`` (vector or scalar) as ``dtype``, the way LLVM's conversions do it."""
+    a = np.asarray(v)
+    if a.dtype == dtype:
+        return v
+    if dtype.kind in "iu" and a.dtype.kind == "f":
+        # fptosi/fptoui: truncation toward zero; out-of-range values are undefined in LLVM.
+        with np.errstate(all="ignore"):
+            return np.trunc(a).astype(dtype, copy=False) if a.ndim else dtype.type(np.trunc(a))
+    if dtype.kind == "b":
+        return a != 0 if a.ndim else np.bool_(a != 0)
+    return a.astype(dtype, copy=False) if a.ndim else dtype.type(a)
+
+
+def _floordiv(a, b):
+    if a.dtype.kind in "iu":
+        return np.floor_divide(a, np.where(b == 0, 1, b)) * (b != 0)
+    return np.floor_divide(a, b)
+
+
+def _mod(a, b):
+    if a.dtype.kind in "iu":
+        return np.remainder(a, np.where(b == 0, 1, b)) * (b != 0)
+    return np.remainder(a, b)
+
+
+def _truediv(a, b):
+    return np.true_divide(a, b)
+
+
+def _pow(a, b):
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        neg = np.asarray(b) < 0
+        if np.any(neg):
+            return np.power(a, np.where(neg, 0, b)) * ~neg
+    return np.power(a, b)
+
+
+def _shift(f):
+    def op(a, b):
+        bits = a.dtype.itemsize * 8
+        return f(a, np.where((b < 0) | (b >= bits), 0, b).astype(a.dtype))
+
+    return op
+
+
+BINOPS = {
+    operator.add: np.add,
+    operator.sub: np.subtract,
+    operator.mul: np.multiply,
+    operator.truediv: _truediv,
+    operator.floordiv: _floordiv,
+    operator.mod: _mod,
+    operator.pow: _pow,
+    operator.and_: np.bitwise_and,
+    operator.or_: np.bitwise_or,
+    operator.xor: np.bitwise_xor,
+    operator.lshift: _shift(np.left_shift),
+    operator.rshift: _shift(np.right_shift),
+    operator.lt: np.less,
+    operator.le: np.less_equal,
+    operator.gt: np.greater,
+    operator.ge: np.greater_equal,
+    operator.eq: np.equal,
+    operator.ne: np.not_equal,
+}
+INPLACE = {
+    operator.iadd: operator.add,
+    operator.isub: operator.sub,
+    operator.imul: operator.mul,
+    operator.itruediv: operator.truediv,
+    operator.ifloordiv: operator.floordiv,
+    operator.imod: operator.mod,
+    operator.ipow: operator.pow,
+    operator.iand: operator.and_,
+    operator.ior: operator.or_,
+    operator.ixor: operator.xor,
+    operator.ilshift: operator.lshift,
+    operator.irshift: operator.rshift,
+}
+DIVISIONS = (operator.floordiv, operator.mod)
+
+
+def binop(fn, sig):
+    """A function of two vectors computing ``fn`` in numba's types for signature ``sig``."""
+    fn = INPLACE.get(fn, fn)
+    impl = BINOPS.get(fn)
+    if impl is None:
+        raise Unsupported(f"the simulator does not support the operator {fn.__name__} yet")
+    ta, tb = (dtype_of(t) for t in sig.args)
+    tr = dtype_of(sig.return_type)
+
+    def run(a, b):
+        return cast(impl(cast(a, ta), cast(b, tb)), tr)
+
+    run.int_division = fn in DIVISIONS and ta.kind in "iu"  # type: ignore[attr-defined]
+    return run
+
+
+UNARY = {
+    operator.neg: np.negative,
+    operator.pos: np.positive,
+    operator.invert: np.invert,
+    operator.not_: np.logical_not,
+}
+
+
+def unary(fn, sig):
+    impl = UNARY.get(fn)
+    if impl is None:
+        raise Unsupported(f"the simulator does not support the operator {fn} yet")
+    ta = dtype_of(sig.args[0])
+    tr = dtype_of(sig.return_type)
+    if fn is operator.invert and ta.kind == "b":
+        impl = np.logical_not  # numba: ~True is -2 as int; its signature says which
+        if tr.kind != "b":
+            return lambda a: cast(~cast(a, np.dtype(np.int64)), tr)
+    return lambda a: cast(impl(cast(a, ta)), tr)
+
+
+# -- math: libdevice's functions, computed by NumPy in the signature's dtype ---------------
+def _np(name):
+    return getattr(np, name)
+
+
+_MATH = {
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "expm1": np.expm1,
+    "log": np.log,
+    "log2": np.log2,
+    "log10": np.log10,
+    "log1p": np.log1p,
+    "sqrt": np.sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "atan2": np.arctan2,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tanh": np.tanh,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "fabs": np.fabs,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "trunc": np.trunc,
+    "copysign": np.copysign,
+    "hypot": np.hypot,
+    "pow": np.power,
+    "fmod": np.fmod,
+    "isnan": np.isnan,
+    "isinf": np.isinf,
+    "isfinite": np.isfinite,
+    "erf": None,
+    "degrees": np.degrees,
+    "radians": np.radians,
+    "remainder": None,
+    "ldexp": np.ldexp,
+    "fmax": np.fmax,
+    "fmin": np.fmin,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "cbrt": np.cbrt,
+    "abs": np.abs,
+    "minimum": np.minimum,
+    "maximum": np.maximum,
+    "absolute": np.abs,
+    "exp10": lambda x: np.power(x.dtype.type(10), x),
+    "round": np.rint,
+    "rint": np.rint,
+    "nearbyint": np.rint,
+    "sign": np.sign,
+    "square": np.square,
+    "reciprocal": np.reciprocal,
+    "negative": np.negative,
+    "fma": lambda a, b, c: a * b + c,
+    "signbit": np.signbit,
+    "arcsin": np.arcsin,
+    "arccos": np.arccos,
+    "arctan": np.arctan,
+    "arctan2": np.arctan2,
+    "power": np.power,
+    "float_power": np.float_power,
+    "true_divide": np.true_divide,
+    "divide": np.true_divide,
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+}
+
+
+def _erf(x):
+    v = np.vectorize(math.erf, otypes=[np.float64])(x)
+    return v.astype(x.dtype) if x.ndim else x.dtype.type(v)
+
+
+def math_function(name: str, sig):
+    """``math.<name>``, ``np.<name>`` or ``cuda.libdevice.<name>`` for numba's signature."""
+    base = name
+    if base.startswith("fast_"):
+        base = base[5:]
+    impl = _MATH.get(base)
+    if impl is None and base.endswith("f") and base[:-1] in _MATH:
+        base = base[:-1]  # libdevice's float32 spellings: expf, sqrtf, fmaxf
+        impl = _MATH.get(base)
+    if base == "erf":
+        impl = _erf
+    if impl is None:
+        raise Unsupported(f"the simulator does not support {name}() yet")
+    targs = [dtype_of(t) for t in sig.args]
+    tr = dtype_of(sig.return_type)
+
+    def run(*args):
+        vals = [cast(a, t) for a, t in zip(args, targs)]
+        with np.errstate(all="ignore"):
+            return cast(impl(*vals), tr)
+
+    return run
+
+
+def builtin(fn, sig):
+    """Python builtins numba-cuda compiles on scalars: abs, min, max, round, int, float..."""
+    tr = dtype_of(sig.return_type) if _scalar(sig.return_type) else None
+    targs = [dtype_of(t) if _scalar(t) else None for t in sig.args]
+
+    def conv(args):
+        return [cast(a, t) if t is not None else a for a, t in zip(args, targs)]
+
+    if fn is abs:
+        return lambda a: cast(np.abs(conv([a])[0]), tr)
+    if fn in (min, max):
+
+        def mm(*args):
+            vals = conv(args)
+            out = vals[0]
+            for v in vals[1:]:
+                # Python semantics: the first of equal values; NaN compares false.
+                out = np.where(v < out, v, out) if fn is min else np.where(v > out, v, out)
+            return cast(out, tr)
+
+        return mm
+    if fn in (int, float, bool, complex):
+        return lambda a: cast(conv([a])[0], tr)
+    if fn is round:
+        if len(sig.args) == 1:
+            return lambda a: cast(np.rint(conv([a])[0]), tr)
+        raise Unsupported("the simulator does not support round(x, ndigits) yet")
+    if fn is pow:
+        f = binop(operator.pow, sig)
+        return f
+    if fn is divmod:
+        ta = targs[0]
+
+        def dm(a, b):
+            a, b = cast(a, ta), cast(b, ta)
+            return (_floordiv(np.asarray(a), np.asarray(b)), _mod(np.asarray(a), np.asarray(b)))
+
+        return dm
+    raise Unsupported(f"the simulator does not support {getattr(fn, '__name__', fn)}() yet")
+
+
+def _scalar(t) -> bool:
+    from pdc.sim.frontend import is_scalar
+
+    return is_scalar(t)

@@ -1,0 +1,436 @@
+"""``cuda.*``: thread geometry, shared and local arrays, atomics, barriers and warp intrinsics.
+
+Warp intrinsics follow the CUDA programming guide's rules per lane: a lane passes its own
+``mask``; it must be in that mask, and every lane the mask names must execute the same
+intrinsic with it (converged), or the behaviour is undefined (a "warp" finding). A shuffle
+that reads a lane which is not active, or not in the reading lane's mask, gets an undefined
+value: reported only if that value reaches memory, an address or a branch.
+``syncthreads`` in a block where some threads wait elsewhere or have exited is a divergent
+barrier ("divergence").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pdc.sim import machine, memops
+from pdc.sim.frontend import Unsupported, dtype_of
+from pdc.sim.machine import WARP, Frame, check_defined, vec
+from pdc.sim.memory import LOCAL, SHARED, SimArray
+
+FULL = 0xFFFFFFFF
+_TABLE: dict = {}
+
+
+def _table() -> dict:
+    if _TABLE:
+        return _TABLE
+    from numba import cuda
+
+    def add(obj, impl):
+        if obj is not None:
+            _TABLE[id(obj)] = (obj, impl)
+
+    add(getattr(cuda, "grid", None), _grid("grid"))
+    add(getattr(cuda, "gridsize", None), _grid("size"))
+    add(cuda.shared.array, _alloc(SHARED))
+    add(cuda.local.array, _alloc(LOCAL))
+    add(cuda.syncthreads, _barrier(None))
+    for name in ("count", "and", "or"):
+        add(getattr(cuda, f"syncthreads_{name}", None), _barrier(name))
+    add(cuda.syncwarp, _syncwarp)
+    for name in ("threadfence", "threadfence_block", "threadfence_system", "nanosleep"):
+        add(getattr(cuda, name, None), _noop)
+    for name in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
+        add(getattr(cuda, name, None), _shuffle(name))
+    for name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
+        add(getattr(cuda, name, None), _vote(name))
+    add(getattr(cuda, "match_any_sync", None), _match(False))
+    add(getattr(cuda, "match_all_sync", None), _match(True))
+    add(getattr(cuda, "activemask", None), _activemask)
+    add(getattr(cuda, "lanemask_lt", None), _lanemask_lt)
+    for name in ("add", "sub", "and_", "or_", "xor", "max", "min", "nanmax", "nanmin"):
+        add(getattr(cuda.atomic, name, None), _atomic(name))
+    for name in ("exch", "inc", "dec"):
+        add(getattr(cuda.atomic, name, None), _atomic(name))
+    add(getattr(cuda.atomic, "cas", None), _cas(True))
+    add(getattr(cuda.atomic, "compare_and_swap", None), _cas(False))
+    for name in ("popc", "brev", "clz", "ffs", "fma", "cbrt", "selp"):
+        add(getattr(cuda, name, None), _bitops(name))
+    return _TABLE
+
+
+def lookup(fn):
+    hit = _table().get(id(fn))
+    return hit[1] if hit is not None and hit[0] is fn else None
+
+
+def module_attr(obj, attr: str, site: str):
+    """Run-time attributes of the ``cuda`` module: thread coordinates, lane, warp size."""
+    if attr in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
+        return lambda fr: (getattr(fr.S, attr), None)
+    if attr == "laneid":
+        return lambda fr: (fr.S.lane.astype(np.int32), None)
+    if attr == "warpsize":
+        return lambda fr: (np.int32(WARP), None)
+    raise Unsupported(
+        f"the simulator does not support {getattr(obj, '__name__', obj)}.{attr} yet ({site})"
+    )
+
+
+def _values(gets, fr):
+    vals = [g(fr) for g in gets]
+    return [v for v, _ in vals], [u for _, u in vals]
+
+
+def _grid(which):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        ndim = int(b.tm[e.args[0].name].literal_value)
+        return lambda fr: (machine.geometry_size(fr.S, ndim, which), None)
+
+    return make
+
+
+def _alloc(kind):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        arr_t = sig.return_type
+        dt = dtype_of(arr_t.dtype)
+        st = b.tm[e.args[0].name]
+        shape = _literal_shape(st, b.statics.get(e.args[0].name), site)
+        key = (id(b.prog), tgt, e)
+        base = tgt.split(".")[0] if not tgt.startswith("$") else ""
+
+        def alloc(fr: Frame):
+            S = fr.S
+            a = S.sites.get(key)
+            if a is None:
+                copies = S.nblocks if kind == SHARED else S.N
+                n = sum(1 for x in S.arrays if x.kind == kind)
+                name = base or f"{kind}#{n}"
+                a = SimArray(name, kind, shape, dt, copies=copies)
+                a.site = site
+                S.sites[key] = a
+                S.arrays.append(a)
+                if kind == SHARED:
+                    S.shared_arrays += 1
+                    if S.record:
+                        a.access = _access_dict(a)
+            return a, None
+
+        return alloc
+
+    return make
+
+
+def _access_dict(a):
+    return {
+        "shape": a.shape,
+        "thread": np.full(a.size, -1, np.int64),
+        "reads": np.zeros(a.size, np.int64),
+        "writes": np.zeros(a.size, np.int64),
+        "oob": [],
+    }
+
+
+def _literal_shape(t, static, site):
+    from numba.core import types as nt
+
+    def one(x):
+        if isinstance(x, nt.IntegerLiteral):
+            return int(x.literal_value)
+        raise Unsupported(f"a shared or local array needs a constant shape ({site})")
+
+    if isinstance(t, nt.BaseTuple):
+        return tuple(one(x) for x in t)
+    if static is not None:
+        return tuple(int(s) for s in static) if isinstance(static, tuple) else (int(static),)
+    return (one(t),)
+
+
+def _noop(b, e, sig, gets, kws, site, line, tgt):
+    return lambda fr: (None, None)
+
+
+# -- barriers -------------------------------------------------------------------------------
+def _barrier(reduce):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        g = gets[0] if gets else None
+
+        def bar(fr: Frame):
+            S = fr.S
+            here = np.bincount(S.block_of[fr.lanes], minlength=S.nblocks) > 0
+            blocks = np.flatnonzero(here)
+            inblk = here[S.block_of]
+            away = inblk & S.alive & ~fr.m
+            gone = inblk & S.exited
+            if away.any():
+                k = int(np.argmax(away))
+                S.finding(
+                    "divergence",
+                    "syncthreads() is not reached by every thread of the block: "
+                    f"{int(away.sum())} wait elsewhere (a barrier inside a branch?)",
+                    k,
+                    site,
+                )
+            elif gone.any():
+                k = int(np.argmax(gone))
+                S.finding(
+                    "divergence",
+                    f"syncthreads() reached after {int(gone.sum())} threads of the block "
+                    "exited (a return before a barrier?)",
+                    k,
+                    site,
+                )
+            S.bep = S.bep.copy()  # logged reads keep the epochs of their time
+            S.bep[blocks] += 1
+            every = not (S.alive & ~here[S.block_of]).any()
+            for a in S.arrays:
+                if a.kind == SHARED and a.shadow is not None:
+                    a.shadow.dirty[blocks] = False
+                    if every:
+                        a.shadow.forget_reads()
+            S.barriers = max(S.barriers, int(S.bep.max()))
+            if reduce is None:
+                return None, None
+            p, u = g(fr)
+            check_defined(fr, u, "a barrier's predicate", site)
+            p = vec(p, S.N) != 0
+            cnt = np.bincount(S.block_of[fr.lanes], weights=p[fr.lanes], minlength=S.nblocks)
+            tot = np.bincount(S.block_of[fr.lanes], minlength=S.nblocks)
+            if reduce == "count":
+                r = cnt.astype(np.int32)
+            elif reduce == "and":
+                r = (cnt == tot).astype(np.int32)
+            else:
+                r = (cnt > 0).astype(np.int32)
+            return r[S.block_of], None
+
+        return bar
+
+    return make
+
+
+# -- warps ----------------------------------------------------------------------------------
+def _bits(m) -> np.ndarray:
+    """Per warp: the active lanes of bool vector ``m`` as a 32-bit mask (int64)."""
+    w = m.reshape(-1, WARP).astype(np.int64)
+    return (w << np.arange(WARP, dtype=np.int64)).sum(axis=1)
+
+
+def _mask_check(fr: Frame, mask, what: str, site: str):
+    """Check each active lane's mask; returns (its mask as int64 per thread, active bits)."""
+    S = fr.S
+    mk = vec(mask, S.N).astype(np.int64) & FULL
+    act = _bits(fr.m)[S.warp_of]
+    lanes = fr.lanes
+    own = (mk[lanes] >> S.lane[lanes]) & 1
+    if not own.all():
+        k = lanes[int(np.argmin(own))]
+        S.finding("warp", f"{what}: the lane is not in its own mask {int(mk[k]):#x}", k, site)
+    missing = mk[lanes] & ~act[lanes]
+    if missing.any():
+        i = int(np.argmax(missing != 0))
+        k = lanes[i]
+        miss = [j for j in range(WARP) if (int(missing[i]) >> j) & 1]
+        S.finding(
+            "warp",
+            f"{what} with mask {int(mk[k]):#x}: lanes {miss[:4]}{'...' if len(miss) > 4 else ''}"
+            " named in the mask are not here (exited, or waiting at other code)",
+            k,
+            site,
+            count=int((missing != 0).sum()),
+        )
+    return mk, act
+
+
+def _syncwarp(b, e, sig, gets, kws, site, line, tgt):
+    g = gets[0] if gets else None
+
+    def sw(fr: Frame):
+        S = fr.S
+        mask = g(fr)[0] if g is not None else np.int64(FULL)
+        mk, _ = _mask_check(fr, mask, "syncwarp()", site)
+        pg = S.joined()
+        warps = np.unique(S.warp_of[fr.lanes])
+        S.wgen = S.wgen.copy()
+        S.wgen[warps] += 1
+        first = fr.lanes[np.searchsorted(S.warp_of[fr.lanes], warps)]
+        wm = mk[first]
+        members = ((wm[:, None] >> np.arange(WARP)) & 1).astype(bool)
+        both = members[:, :, None] & members[:, None, :]
+        gen = S.wgen[warps][:, None, None]
+        pg[warps] = np.where(both, gen, pg[warps])
+        return None, None
+
+    return sw
+
+
+def _shuffle(kind):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        dt = dtype_of(sig.return_type)
+
+        def shfl(fr: Frame):
+            S = fr.S
+            (mask, value, arg, *rest), us = _values(gets, fr)
+            width = int(np.asarray(rest[0]).flat[0]) if rest else WARP
+            mk, act = _mask_check(fr, mask, f"{kind}()", site)
+            lane = S.lane
+            a = vec(arg, S.N).astype(np.int64)
+            base = (lane // width) * width
+            if kind == "shfl_sync":
+                src = base + (a % width)
+            elif kind == "shfl_up_sync":
+                src = np.where(lane - a >= base, lane - a, lane)
+            elif kind == "shfl_down_sync":
+                src = np.where(lane + a < base + width, lane + a, lane)
+            else:
+                src = lane ^ a
+                src = np.where(src // width == lane // width, src, lane)
+            src = np.clip(src, 0, WARP - 1)
+            gsrc = S.warp_of * WARP + src
+            v = vec(value, S.N)
+            out = v[gsrc].astype(dt, copy=False)
+            ok = ((act >> src) & 1).astype(bool) & ((mk >> src) & 1).astype(bool)
+            u = ~ok
+            if us[1] is not None:
+                u = u | us[1][gsrc]
+            return out, (u if u[fr.lanes].any() else None)
+
+        return shfl
+
+    return make
+
+
+def _vote(kind):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        dt = dtype_of(sig.return_type)
+
+        def vote(fr: Frame):
+            S = fr.S
+            (mask, pred), us = _values(gets, fr)
+            mk, act = _mask_check(fr, mask, f"{kind}()", site)
+            check_defined(fr, us[1], f"the value of {kind}()", site)
+            p = vec(pred, S.N)
+            if kind == "eq_sync":
+                p0 = p.reshape(-1, WARP)
+                eq = np.ones(S.N, dtype=bool)
+                lanes = fr.lanes
+                for j in range(WARP):  # all lanes in the mask agree with lane j's value
+                    inm = ((mk >> j) & 1).astype(bool) & ((act >> j) & 1).astype(bool)
+                    other = p0[:, j][S.warp_of]
+                    eq &= ~inm | (other == p)
+                del lanes
+                return eq.astype(dt), None
+            bits = _bits(p != 0)[S.warp_of] & mk & act
+            if kind == "ballot_sync":
+                return bits.astype(dt), None
+            if kind == "any_sync":
+                return (bits != 0).astype(dt), None
+            return (bits == (mk & act)).astype(dt), None
+
+        return vote
+
+    return make
+
+
+def _match(all_):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        def match(fr: Frame):
+            S = fr.S
+            (mask, value), us = _values(gets, fr)
+            mk, act = _mask_check(
+                fr, mask, "match_all_sync()" if all_ else "match_any_sync()", site
+            )
+            check_defined(fr, us[1], "the value of a match", site)
+            v = vec(value, S.N).reshape(-1, WARP)
+            same = v[:, :, None] == v[:, None, :]  # (warps, lane, other lane)
+            bits = (same.astype(np.int64) << np.arange(WARP, dtype=np.int64)).sum(axis=2)
+            bits = bits.reshape(-1) & mk & act
+            if not all_:
+                return bits.astype(np.uint32), None
+            full = bits == (mk & act)
+            return (np.where(full, mk & act, 0).astype(np.uint32), full.astype(np.int32)), None
+
+        return match
+
+    return make
+
+
+def _activemask(b, e, sig, gets, kws, site, line, tgt):
+    return lambda fr: (_bits(fr.m)[fr.S.warp_of].astype(np.uint32), None)
+
+
+def _lanemask_lt(b, e, sig, gets, kws, site, line, tgt):
+    return lambda fr: (((np.int64(1) << fr.S.lane) - 1).astype(np.uint32), None)
+
+
+# -- atomics and bit tricks -------------------------------------------------------------------
+def _atomic(op):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        def at(fr: Frame):
+            (arr, idx, val), us = _values(gets, fr)
+            index = idx if isinstance(idx, tuple) else (idx,)
+            out = memops.atomic(fr, arr, index, (us[1],) * len(index), op, val, us[2], site, line)
+            return out, None
+
+        return at
+
+    return make
+
+
+def _cas(indexed):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        def cas(fr: Frame):
+            vals, us = _values(gets, fr)
+            if indexed:
+                arr, idx, old, new = vals
+            else:
+                (arr, old, new), idx = vals, np.int64(0)
+            index = idx if isinstance(idx, tuple) else (idx,)
+            out = memops.atomic(
+                fr, arr, index, (None,) * len(index), "cas", new, None, site, line, cmp=old
+            )
+            return out, None
+
+        return cas
+
+    return make
+
+
+def _bitops(name):
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        dt = dtype_of(sig.return_type)
+        ta = [dtype_of(t) for t in sig.args]
+
+        def run(fr: Frame):
+            vals, us = _values(gets, fr)
+            vals = [np.asarray(v).astype(t) for v, t in zip(vals, ta)]
+            u = None
+            for x in us:
+                if x is not None:
+                    u = x if u is None else u | x
+            x = vals[0]
+            bits = x.dtype.itemsize * 8
+            ux = x.astype(f"u{x.dtype.itemsize}")
+            if name == "popc":
+                out = np.bitwise_count(ux)
+            elif name == "brev":
+                out = np.zeros_like(ux)
+                for i in range(bits):
+                    out |= ((ux >> i) & 1) << (bits - 1 - i)
+            elif name == "clz":
+                out = np.where(ux == 0, bits, bits - 1 - np.floor(np.log2(np.maximum(ux, 1))))
+            elif name == "ffs":
+                low = ux & (~ux + 1)
+                out = np.where(ux == 0, 0, np.log2(np.maximum(low, 1)).astype(np.int64) + 1)
+            elif name == "fma":
+                out = vals[0] * vals[1] + vals[2]
+            elif name == "cbrt":
+                out = np.cbrt(x)
+            else:  # selp
+                out = np.where(vals[0] != 0, vals[1], vals[2])
+            return np.asarray(out).astype(dt), u
+
+        return run
+
+    return make

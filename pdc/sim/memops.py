@@ -1,0 +1,304 @@
+"""Loads, stores and atomics of one warp instruction: values, checks, counts and logs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pdc.sim.arith import cast
+from pdc.sim.machine import Frame, check_defined, vec
+from pdc.sim.memory import CONST, GLOBAL, LOCAL, SHARED, SimArray, poison
+
+
+def _index_und(fr: Frame, index_und, site: str) -> None:
+    for u in index_und:
+        check_defined(fr, u, "an array index (address)", site)
+
+
+def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str) -> None:
+    S = fr.S
+    sh = arr.shadow
+    if sh is None:
+        return
+    if kind == "read":
+        B = S.block_of if lanes.size == S.N else S.block_of[lanes]
+        # A read can only race with a write or atomic: skip the check while there is none
+        # (global: none yet in this launch; shared: none in these blocks since a barrier).
+        if arr.kind == GLOBAL:
+            need = sh.written
+        else:
+            need = sh.written and bool(sh.dirty.any()) and bool(sh.dirty[B].any())
+        if need:
+            _check(S, arr, f, lanes, B, kind, site)
+        sh.read(S, f, lanes)
+        return
+    B = S.block_of[lanes]
+    sh.flush(S)
+    _check(S, arr, f, lanes, B, kind, site)
+    sh.written = True
+    if arr.kind == SHARED:
+        sh.dirty[B] = True
+    dup = sh.record(S, f, lanes, S.warp_of[lanes], B, kind)
+    if dup is not None and dup.any():
+        k = int(np.argmax(dup))
+        S.finding(
+            "race",
+            f"write {arr.element(f[k])} by several threads in one instruction",
+            lanes[k],
+            site,
+            count=int(dup.sum()),
+        )
+
+
+def _check(S, arr, f, lanes, B, kind, site) -> None:
+    W, lane = S.warp_of[lanes], S.lane[lanes]
+    racy, what = arr.shadow.check(S, f, lanes, W, B, lane, kind)
+    if not racy.any():
+        return
+    for reason, r in what:
+        k = int(np.argmax(r))
+        op = {"read": "read", "write": "write", "atomic": "atomic on"}[kind]
+        S.finding(
+            "race",
+            f"{op} {arr.element(f[k])} {reason} by another thread with no barrier in between",
+            lanes[k],
+            site,
+            count=int(r.sum()),
+        )
+
+
+def _access_record(arr: SimArray, S, f, lanes, kind: str) -> None:
+    acc = arr.access
+    if acc is None:
+        return
+    size = arr.size
+    g = f if arr.kind == GLOBAL else f - (f // size) * size
+    if arr.kind == SHARED:  # block 0's copy only
+        sel = S.block_of[lanes] == 0
+        g, lanes = g[sel], lanes[sel]
+    acc["thread"][g] = S.gtid[lanes]
+    if kind != "write":
+        np.add.at(acc["reads"], g, 1)
+    if kind != "read":
+        np.add.at(acc["writes"], g, 1)
+
+
+def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
+    """``arr[index]`` for the active threads: (values over all threads, undefined mask)."""
+    S = fr.S
+    lanes = fr.lanes
+    _index_und(fr, index_und, site)
+    f, ok, within = arr.flat_index(S, lanes, index, "read", site)
+    allok = ok.all()
+    vals = arr.flat[f]
+    und_l = None if allok else ~ok
+    if not arr.all_defined:
+        never = ~arr.defined[f]
+        if never.any():
+            if not S.undef_origin:
+                k = int(np.argmax(never))
+                S.undef_origin = f"{arr.element(f[k])} read before any write, {site}"
+            und_l = never if und_l is None else und_l | never
+    if allok:
+        fo, lo = f, lanes
+    else:
+        vals = np.where(ok, vals, poison(arr.dtype))
+        if not S.undef_origin:
+            S.undef_origin = f"a read outside {arr.name}, {site}"
+        good = np.flatnonzero(ok)
+        fo, lo = f[good], lanes[good]
+    if arr.kind == GLOBAL or arr.kind == SHARED:
+        _races(fr, arr, fo, lo, "read", site)
+    if arr.kind == GLOBAL:
+        arr.loads[lanes] += 1
+        S.an.sectors(arr, "load", lanes, within, ok)
+    elif arr.kind == SHARED:
+        S.sl[lanes] += 1
+        S.an.banks(arr, lanes, within, ok, line, site)
+    if arr.access is not None:
+        _access_record(arr, S, fo, lo, "read")
+    if lanes.size == S.N:
+        out = vals
+    else:
+        out = np.zeros(S.N, dtype=arr.dtype)
+        out[lanes] = vals
+    und = None
+    if und_l is not None and und_l.any():
+        und = np.zeros(S.N, dtype=bool)
+        und[lanes] = und_l
+    return out, und
+
+
+def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, line: int):
+    """``arr[index] = value`` for the active threads."""
+    S = fr.S
+    lanes = fr.lanes
+    if arr.kind == CONST:
+        from pdc.sim.frontend import Unsupported
+
+        raise Unsupported(f"[write {arr.name}] a constant array cannot be written")
+    _index_und(fr, index_und, site)
+    f, ok, within = arr.flat_index(S, lanes, index, "write", site)
+    v = np.asarray(value)
+    vals = cast(v if v.ndim == 0 else (v if lanes.size == S.N else v[lanes]), arr.dtype)
+    if np.ndim(vals) == 0:
+        vals = np.full(lanes.size, vals, dtype=arr.dtype)
+    vu = vund[lanes] if vund is not None else None
+    if vu is not None and arr.kind == GLOBAL and (vu & ok).any():
+        k = int(np.argmax(vu & ok))
+        origin = f" (first undefined value: {S.undef_origin})" if S.undef_origin else ""
+        S.finding(
+            "uninitialized",
+            f"an undefined value{origin} is written to {arr.element(f[k])}",
+            lanes[k],
+            site,
+            count=int((vu & ok).sum()),
+        )
+    if not ok.all():
+        good = np.flatnonzero(ok)
+        fo, lo, vals = f[good], lanes[good], vals[good]
+        vu = vu[good] if vu is not None else None
+    else:
+        fo, lo = f, lanes
+    if arr.kind != LOCAL:
+        _races(fr, arr, fo, lo, "write", site)
+    arr.flat[fo] = vals
+    if arr.defined is not None:
+        if vu is None:
+            arr.defined[fo] = True
+            if not arr.all_defined:
+                arr.all_defined = bool(arr.defined.all())
+        else:
+            arr.defined[fo] = ~vu
+            arr.all_defined = arr.all_defined and not vu.any()
+    if arr.kind == GLOBAL:
+        arr.stores[lanes] += 1
+        _wrote(arr, S, fo, lo)
+        S.an.sectors(arr, "store", lanes, within, ok)
+    elif arr.kind == SHARED:
+        S.ss[lanes] += 1
+        S.an.banks(arr, lanes, within, ok, line, site)
+    if arr.access is not None:
+        _access_record(arr, S, fo, lo, "write")
+
+
+def _wrote(arr: SimArray, S, f, lanes) -> None:
+    """Count distinct elements each thread wrote (the report's ``written``)."""
+    if arr.owner is None:
+        arr.owner = np.full(arr.flat.size, -1, dtype=np.int64)
+        arr.written = np.zeros(S.N, dtype=np.int64)
+    new = arr.owner[f] != lanes
+    if new.any():
+        np.add.at(arr.written, lanes[new], 1)
+        arr.owner[f[new]] = lanes[new]
+
+
+ATOMIC_OPS = {
+    "add": np.add,
+    "sub": np.subtract,
+    "max": np.maximum,
+    "min": np.minimum,
+    "nanmax": np.fmax,
+    "nanmin": np.fmin,
+    "and_": np.bitwise_and,
+    "or_": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+
+
+def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site, line, cmp=None):
+    """One atomic read-modify-write per active thread, in lane order; returns old values."""
+    S = fr.S
+    lanes = fr.lanes
+    _index_und(fr, index_und, site)
+    f, ok, within = arr.flat_index(S, lanes, index, "atomic", site)
+    v = cast(vec(vals, S.N)[lanes], arr.dtype)
+    c = cast(vec(cmp, S.N)[lanes], arr.dtype) if cmp is not None else None
+    old = np.full(lanes.size, poison(arr.dtype), dtype=arr.dtype)
+    good = np.flatnonzero(ok)
+    fo, lo = f[good], lanes[good]
+    if arr.defined is not None:
+        never = ~arr.defined[fo]
+        if never.any():
+            k = int(np.argmax(never))
+            S.finding(
+                "uninitialized",
+                f"atomic on {arr.element(fo[k])} before any write",
+                lo[k],
+                site,
+                count=int(never.sum()),
+            )
+    if arr.kind != LOCAL:
+        _races(fr, arr, fo, lo, "atomic", site)
+    old[good] = _apply(arr, fo, op, v[good], None if c is None else c[good])
+    if arr.defined is not None:
+        arr.defined[fo] = True
+        arr.all_defined = arr.all_defined or bool(arr.defined.all())
+    S.at[lanes] += 1
+    if arr.kind == GLOBAL:
+        arr.loads[lanes] += 1
+        arr.stores[lanes] += 1
+        np.add.at(arr.atomic_counts, fo, 1)
+        _wrote(arr, S, fo, lo)
+    elif arr.kind == SHARED:
+        S.sl[lanes] += 1
+        S.ss[lanes] += 1
+        S.an.shared_atomics += int(lo.size)
+        S.an.banks(arr, lanes, within, ok, line, site)
+    if arr.access is not None:
+        _access_record(arr, S, fo, lo, "atomic")
+    out = np.zeros(S.N, dtype=arr.dtype)
+    out[lanes] = old
+    return out
+
+
+def _apply(arr: SimArray, f, op: str, v, c):
+    """Apply atomics on flat offsets ``f`` in lane order; returns each lane's old value."""
+    data = arr.flat
+    if f.size == 0:
+        return data[f]
+    order = np.argsort(f, kind="stable")
+    fs = f[order]
+    unique = fs.size < 2 or bool((fs[1:] != fs[:-1]).all())
+    if unique and op in ATOMIC_OPS:
+        old = data[f].copy()
+        data[f] = ATOMIC_OPS[op](old, v)
+        return old
+    if op in ("add", "sub"):
+        # An exclusive scan per element gives each lane its old value; integers are exact
+        # in any order, floats are summed in lane order by np.add.at.
+        vs = v[order] if op == "add" else -v[order]
+        start = np.ones(fs.size, dtype=bool)
+        start[1:] = fs[1:] != fs[:-1]
+        cs = np.cumsum(vs, dtype=data.dtype)
+        seg = np.maximum.accumulate(np.where(start, np.arange(fs.size), 0))
+        before = cs - vs - (cs[seg] - vs[seg])
+        old_s = data[fs] + before
+        if data.dtype.kind in "iu":
+            ends = np.flatnonzero(np.append(start[1:], True))
+            data[fs[ends]] = data[fs[ends]] + (cs[ends] - cs[seg[ends]] + vs[seg[ends]])
+        else:
+            np.add.at(data, f, v if op == "add" else -v)
+        old = np.empty_like(old_s)
+        old[order] = old_s
+        return old
+    old = np.empty(f.size, dtype=data.dtype)
+    for k in range(f.size):  # lane order, one at a time: floats, exch, cas, inc, dec
+        i = f[k]
+        o = data[i]
+        old[k] = o
+        if op in ATOMIC_OPS:
+            data[i] = ATOMIC_OPS[op](o, v[k])
+        elif op == "exch":
+            data[i] = v[k]
+        elif op == "cas":
+            if o == c[k]:
+                data[i] = v[k]
+        elif op == "inc":
+            data[i] = 0 if o >= v[k] else o + 1
+        elif op == "dec":
+            data[i] = v[k] if (o == 0 or o > v[k]) else o - 1
+        else:
+            from pdc.sim.frontend import Unsupported
+
+            raise Unsupported(f"the simulator does not support atomic {op} yet")
+    return old

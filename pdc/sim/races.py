@@ -1,0 +1,161 @@
+"""Race detection from shadow memory, one warp instruction at a time, vectorised.
+
+Every element of a global or shared array carries three stamps: its last plain write, its
+readers and its atomic users since they were last ordered. A stamp names a thread (or -2:
+several), its group (one warp, several warps of one block, or several blocks), the block's
+barrier epoch and the warp's ``syncwarp`` generation at the time. Two accesses by different
+threads to one element, at least one of them a write, race unless something orders them:
+
+* a ``syncthreads`` of their block after the first (the block's epoch moved on), or
+* a ``syncwarp`` after the first whose mask held both lanes (same warp), or
+* both are atomics.
+
+Accesses by different blocks are never ordered (there is no grid-wide barrier in a kernel),
+so a global element written by one block and touched by another is a race. Volta and later
+have no implicit warp lockstep, so lanes of one warp race as any two threads do. Lanes of
+one instruction that write one element race with each other.
+
+Reads are by far the most common access and rarely race, so they are logged and stamped
+lazily: only when a write or an atomic comes to the same array (``flush``), and a barrier
+every reading block passed forgets them (``forget_reads``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NONE, MANY = -1, -2
+_I = np.int32
+
+
+class Stamps:
+    """One kind of stamp (write, read or atomic) for every element of one array.
+
+    ``grp`` is the warp (>= 0), ``-3 - b`` for several warps of block b, or MANY for
+    several blocks.
+    """
+
+    __slots__ = ("tid", "grp", "ep", "gen")
+
+    def __init__(self, n: int):
+        self.tid = np.full(n, NONE, dtype=_I)
+        self.grp = np.full(n, NONE, dtype=_I)
+        self.ep = np.zeros(n, dtype=_I)
+        self.gen = np.zeros(n, dtype=_I)
+
+
+def _block_of_grp(S, grp):
+    return np.where(grp >= 0, grp // S.wpb, np.where(grp == MANY, -1, -3 - grp))
+
+
+class Shadow:
+    """The race stamps of one array; ``check`` returns the lanes that race, by reason."""
+
+    def __init__(self, n: int, nblocks: int = 1):
+        self.n = n
+        self.dirty = np.zeros(nblocks, dtype=bool)  # block wrote since its last barrier
+        self.w = Stamps(n)
+        self.r: Stamps | None = None  # made on the first flush of reads
+        self.a: Stamps | None = None
+        self.log: list = []
+        self.written = False  # any plain write or atomic yet
+
+    # -- lazy reads -------------------------------------------------------------------------
+    def read(self, S, f, lanes) -> None:
+        """Log the reads of one instruction with the epochs and generations of the time."""
+        self.log.append((f, lanes, S.bep, S.wgen))
+
+    def flush(self, S) -> None:
+        """Stamp the logged reads, in order, before a write or atomic looks at them."""
+        if not self.log:
+            return
+        log, self.log = self.log, []
+        for f, lanes, bep, wgen in log:
+            W, B = S.warp_of[lanes], S.block_of[lanes]
+            self.record(S, f, lanes, W, B, "read", bep[B], wgen[W])
+
+    def forget_reads(self) -> None:
+        """Every block that read passed a barrier: logged reads can no longer race."""
+        self.log = []
+
+    # -- checks -----------------------------------------------------------------------------
+    def _unordered(self, S, st: Stamps, f, T, W, B, lane):
+        """Lanes whose access is not ordered after the prior stamp in ``st``."""
+        tid = st.tid[f]
+        some = (tid != NONE) & (tid != T)
+        if not some.any():
+            return some
+        idx = np.flatnonzero(some)
+        grp, ep = st.grp[f[idx]], st.ep[f[idx]]
+        b = B[idx]
+        same_block = _block_of_grp(S, grp) == b
+        racy = ~(same_block & (S.bep[b] > ep))
+        if racy.any() and S.pairgen is not None:
+            w = W[idx]
+            same_warp = racy & (grp == w)
+            if same_warp.any():
+                j = np.flatnonzero(same_warp)
+                u = tid[idx[j]]
+                lu = np.where(u >= 0, u % 32, lane[idx[j]])
+                synced = S.pairgen[w[j], lu, lane[idx[j]]] > st.gen[f[idx[j]]]
+                racy[j[synced]] = False
+        out = np.zeros(f.size, dtype=bool)
+        out[idx[racy]] = True
+        return out
+
+    def check(self, S, f, T, W, B, lane, kind: str):
+        """Check one instruction's accesses; returns (racy lanes, what they raced with)."""
+        racy = np.zeros(f.size, dtype=bool)
+        what = []
+        against: list = []
+        if kind in ("read", "atomic"):
+            against.append(("written", self.w))
+        if kind == "write":
+            against += [("read", self.r), ("also written", self.w)]
+        if kind in ("read", "write"):
+            against.append(("updated atomically", self.a))
+        if kind == "atomic":
+            against.append(("read without an atomic", self.r))
+        for reason, st in against:
+            if st is None:
+                continue
+            r = self._unordered(S, st, f, T, W, B, lane)
+            if r.any():
+                what.append((reason, r))
+                racy |= r
+        return racy, what
+
+    def record(self, S, f, T, W, B, kind: str, ep=None, gen=None):
+        """Stamp the accesses; returns lanes of a plain store that share an element."""
+        if ep is None:
+            ep = S.bep[B]
+            gen = S.wgen[W]
+        if kind == "write":
+            st = self.w
+            st.tid[f], st.grp[f], st.ep[f], st.gen[f] = T, W, ep, gen
+            return st.tid[f] != T  # another lane of this instruction wrote the element last
+        if kind == "read":
+            if self.r is None:
+                self.r = Stamps(self.n)
+            st = self.r
+        else:
+            if self.a is None:
+                self.a = Stamps(self.n)
+            st = self.a
+        tid, grp, oep = st.tid[f], st.grp[f], st.ep[f]
+        oblk = _block_of_grp(S, grp)
+        stale = (tid == NONE) | ((oblk == B) & (oep < ep))
+        mine = stale | (tid == T)
+        st.tid[f] = np.where(mine, T, MANY)
+        st.grp[f] = np.where(mine | (grp == W), W, np.where(oblk == B, -3 - B, MANY))
+        st.ep[f], st.gen[f] = ep, gen
+        # Several lanes of this instruction on one element: the stamp names several threads.
+        back = st.tid[f]
+        lost = (back != T) & (back != MANY)
+        if lost.any():
+            fl = f[lost]
+            st.tid[fl] = MANY
+            g = st.grp[fl]
+            Wl, Bl = W[lost], B[lost]
+            st.grp[fl] = np.where(g == Wl, Wl, np.where(_block_of_grp(S, g) == Bl, -3 - Bl, MANY))
+        return None

@@ -1,0 +1,127 @@
+"""One simulated launch in this process: arguments in, arrays updated, a LaunchReport out."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pdc.sim import machine, program
+from pdc.sim.frontend import CompileError, Unsupported, numba_type, python_function, typed_ir
+from pdc.sim.memory import GLOBAL, SimArray
+
+
+def dim3(v, what: str = "grid") -> tuple:
+    """``v`` (an int or 1-3 ints) as three positive ints."""
+    t: tuple
+    if isinstance(v, int | np.integer):
+        t = (int(v),)
+    else:
+        t = tuple(int(x) for x in v)
+    if not 1 <= len(t) <= 3 or min(t) < 1:
+        raise ValueError(f"[sim.launch] expected 1-3 positive {what} dimensions, got {v!r}")
+    return (t + (1, 1))[:3]
+
+
+def launch_here(kernel, grid, block, args, names=None, record: bool = False):
+    """Run ``kernel[grid, block](*args)`` on the SIMT machine; arrays are updated in place.
+
+    Returns:
+        A pdc.grade.simreport.LaunchReport.
+
+    Raises:
+        ValueError: bad geometry (over 1024 threads per block).
+    """
+    from pdc.grade.simreport import Dim3, LaunchReport
+
+    fn = python_function(kernel)
+    grid, block = dim3(grid, "grid"), dim3(block, "block")
+    if math.prod(block) > 1024:
+        raise ValueError(f"[sim.launch] expected at most 1024 threads per block, got {block}")
+    if names is None:
+        code = fn.__code__
+        names = list(code.co_varnames[: code.co_argcount])
+    S = machine.Launch(grid, block, fn.__name__, record)
+    host = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    sim_args = []
+    for name, a in zip(names, host):
+        if isinstance(a, np.ndarray):
+            arr = SimArray(name, GLOBAL, a.shape, a.dtype, data=a.copy())
+            arr.loads = np.zeros(S.N, np.int64)
+            arr.stores = np.zeros(S.N, np.int64)
+            arr.written = np.zeros(S.N, np.int64)
+            if record:
+                from pdc.sim.cudaops import _access_dict
+
+                arr.access = _access_dict(arr)
+            S.arrays.append(arr)
+            S.by_arg.append(arr)
+            sim_args.append(arr)
+        else:
+            t = numba_type(a)
+            from pdc.sim.frontend import dtype_of
+
+            sim_args.append(dtype_of(t).type(a))
+            S.by_arg.append(None)
+    prog = None
+    try:
+        tir = typed_ir(fn, tuple(numba_type(a) for a in host))
+        prog = program.build(tir)
+        with np.errstate(all="ignore"):
+            machine.run_function(S, prog, sim_args, [None] * len(sim_args), S.alive.copy(), True)
+    except CompileError as e:
+        S.finding("error", f"numba-cuda cannot compile the kernel: {e}")
+    except (machine.KernelError, Unsupported) as e:
+        S.finding("error", str(e))
+    for a, arr in zip(args, S.by_arg):
+        if arr is not None:
+            a[...] = arr.flat.reshape(arr.shape)
+    return _report(S, prog, Dim3(*grid), Dim3(*block), LaunchReport)
+
+
+def _report(S, prog, grid, block, LaunchReport):
+    real = S.real
+    rep = LaunchReport(grid=grid, block=block)
+    for arr in S.by_arg:
+        if arr is None:
+            continue
+        rep.loads[arr.name] = arr.loads[real]
+        rep.stores[arr.name] = arr.stores[real]
+        rep.written[arr.name] = arr.written[real]
+        rep.atomic_counts[arr.name] = arr.atomic_counts.reshape(arr.shape)
+    rep.shared_loads = S.sl[real]
+    rep.shared_stores = S.ss[real]
+    rep.atomics = S.at[real]
+    rep.findings = S.findings
+    rep.barriers = int(S.bep.max()) if S.bep.size else 0
+    rep.shared_arrays = S.shared_arrays
+    rep.bank_conflicts = S.an.bank_report(prog)
+    rep.sectors = {}
+    for arr in S.by_arg:
+        if arr is None:
+            continue
+        for kind in ("load", "store"):
+            acc, sec, ideal = S.an.sector.get(f"{arr.name}:{kind}", (0, 0, 0))
+            rep.sectors[f"{arr.name}:{kind}"] = {"accesses": acc, "sectors": sec, "ideal": ideal}
+    rep.shared_atomics = S.an.shared_atomics
+    if S.record:
+        rep.access = {}
+        for arr in S.by_arg:
+            if arr is not None:
+                rep.access[arr.name] = _shaped(arr.access, arr.shape)
+        k = 0
+        for arr in S.arrays:
+            if arr.kind == "shared":
+                rep.access[f"shared:{k}"] = _shaped(arr.access, arr.shape)
+                k += 1
+    return rep
+
+
+def _shaped(acc, shape):
+    return {
+        "shape": tuple(shape),
+        "thread": acc["thread"].reshape(shape),
+        "reads": acc["reads"].reshape(shape),
+        "writes": acc["writes"].reshape(shape),
+        "oob": list(acc["oob"]),
+    }

@@ -1,0 +1,40 @@
+"""The simulator's worker process (see pdc.sim.remote): jobs on stdin, results on stdout."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+
+
+def main() -> int:
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    from pdc.sim import remote
+    from pdc.sim.run import launch_here
+
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a print in user code must not corrupt the pipe
+    kernels: dict = {}  # pickled kernel -> the function: the same bytes reuse numba's typing
+    while True:
+        try:
+            job = remote._recv(inp)
+        except EOFError:
+            return 0
+        try:
+            kernel = kernels.get(job["kernel"])
+            if kernel is None:
+                kernel = kernels[job["kernel"]] = pickle.loads(job["kernel"])
+            args = job["args"]
+            rep = launch_here(kernel, job["grid"], job["block"], args, job["names"], job["record"])
+            arrays = [a if hasattr(a, "shape") and hasattr(a, "dtype") else None for a in args]
+            reply = {"arrays": arrays, "report": rep}
+        except Exception as e:  # the caller re-raises it
+            reply = {"raise": e}
+        try:
+            remote._send(out, reply)
+        except Exception as e:
+            remote._send(out, {"raise": RuntimeError(f"[sim.launch] {type(e).__name__}: {e}")})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+"""pdc.sim: numba-cuda's typed IR on a SIMT machine, with exact numerics and sanitizer checks.
+
+Each class of failure the old thread-by-thread simulator had gets several cases: correct
+kernels it refused, Python numerics where a GPU differs, warp modelling gaps, and races
+found by schedule instead of by construction.
+"""
+
+import numpy as np
+import pytest
+
+import pdc.sim as sim
+from tests import sim_cases as C
+
+rng = np.random.default_rng(7)
+
+
+def run(kernel, grid, block, args):
+    return sim.launch(kernel, grid, block, args)
+
+
+def kinds(rep) -> dict:
+    return {k: v["count"] for k, v in rep.findings.items()}
+
+
+# -- the course's kind of kernels run exactly --------------------------------------------------
+def test_tiled_matmul_ragged_edges():
+    A = rng.random((40, 50), dtype=np.float32)
+    B = rng.random((50, 30), dtype=np.float32)
+    out = np.zeros((40, 30), np.float32)
+    rep = run(C.matmul_tiled, (2, 3), (16, 16), [A, B, out])
+    assert kinds(rep) == {}
+    np.testing.assert_allclose(out, A @ B, rtol=1e-5, atol=1e-5)
+    assert rep.barriers == 8  # four tiles of K, two barriers each
+    assert rep.conflicts() == 0
+
+
+def test_reductions_scans_and_atomics():
+    x = rng.random(100, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    assert kinds(run(C.block_sum, 4, 32, [x, out])) == {}
+    np.testing.assert_allclose(out, np.pad(x, (0, 28)).reshape(4, 32).sum(1), rtol=1e-5)
+    tot = np.zeros(1, np.float32)
+    assert kinds(run(C.warp_sum, 4, 32, [x, tot])) == {}
+    np.testing.assert_allclose(tot[0], x.sum(), rtol=1e-5)
+    v = rng.integers(0, 10, 1000)
+    counts = np.zeros(10, np.int64)
+    rep = run(C.histogram, 32, 32, [v, counts])
+    assert kinds(rep) == {} and (counts == np.bincount(v, minlength=10)).all()
+    assert rep.contention("counts") == np.bincount(v).max()
+    xs = rng.integers(0, 10, 70).astype(np.int32)
+    ys = np.zeros(70, np.int32)
+    assert kinds(run(C.scan_block, 3, 32, [xs, ys])) == {}
+    ref = np.concatenate([np.cumsum(xs[k : k + 32]) for k in range(0, 70, 32)])
+    assert (ys == ref).all()
+
+
+def test_softmax_in_float32_with_wide_rows():
+    x = (rng.random((5, 300), dtype=np.float32) * 200 - 100).astype(np.float32)
+    out = np.zeros_like(x)
+    assert kinds(run(C.softmax_rows, 5, 32, [x, out])) == {}
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_transpose_padded_and_its_bank_conflicts():
+    a = rng.random((40, 50), dtype=np.float32)
+    out = np.zeros((50, 40), np.float32)
+    rep = run(C.transpose_padded, (4, 3), (16, 16), [a, out])
+    assert kinds(rep) == {} and (out == a.T).all()
+    # A 16x17 tile read by 16x16 blocks: each warp spans two rows; words k and 17 + 15 meet.
+    assert all(v["worst"] <= 2 for v in rep.bank_conflicts.values())
+
+
+# -- class 1: what numba-cuda compiles, the simulator runs -------------------------------------
+def test_python_features_numba_compiles():
+    """assert, raise, lambda, nested def, np.minimum/maximum, libdevice, divmod, a module
+    constant computed by a call, an @njit helper and a device function."""
+    x = rng.uniform(-50, 50, 100).astype(np.float32)
+    out = np.zeros_like(x)
+    rep = run(C.uses_python_features, 4, 32, [x, out])
+    assert kinds(rep) == {}
+    np.testing.assert_allclose(out, C.uses_python_features_ref(x), rtol=1e-5)
+
+
+def test_a_kernel_numba_refuses_is_refused_with_numbas_message():
+    rep = run(C.shape_at_run_time, 1, 32, [np.zeros(4, np.float32)])
+    assert kinds(rep) == {"error": 1}
+    text = rep.findings["error"]["examples"][0]
+    assert "numba-cuda cannot compile" in text and "shared.array" in text
+
+
+def test_a_raise_that_fires_stops_the_thread_and_is_reported():
+    x = np.full(64, -1e31, np.float32)
+    out = np.zeros_like(x)
+    rep = run(C.uses_python_features, 2, 32, [x, out])
+    assert rep.findings["error"]["count"] == 64
+    assert "ValueError" in rep.findings["error"]["examples"][0]
+    assert (out == 0).all()
+
+
+# -- class 2: numerics are numba's, checked against numba.njit ---------------------------------
+@pytest.mark.parametrize("case", C.NUMERIC, ids=lambda c: c[0].__name__)
+def test_scalar_semantics_match_numba(case):
+    import numba
+
+    kernel, fn, dtypes, odt = case
+    ins = C.numeric_inputs(dtypes)
+    out = np.zeros(64, odt)
+    rep = run(kernel, 2, 32, ins + [out])
+    assert kinds(rep) == {}
+    oracle = numba.njit(error_model="numpy")(fn.py_func)
+    vals = [oracle(*[a[i] for a in ins]) for i in range(64)]
+    if np.dtype(odt).kind in "iu":  # two's complement, as the store into `out` does
+        ref = np.array([int(v) % 2**64 for v in vals], dtype=np.uint64).astype(odt)
+    else:
+        ref = np.array(vals).astype(odt)
+    if np.dtype(odt).kind == "f":
+        np.testing.assert_allclose(out, ref, rtol=4e-7, atol=0, equal_nan=True)
+    else:
+        assert (out == ref).all()
+
+
+def test_float32_exp_overflows_where_a_gpu_does():
+    a = np.array([88.0, 88.7, 88.8, 100.0], np.float32)
+    out = np.zeros(4, np.float32)
+    run(C.k_exp32, 1, 32, [a, out])
+    assert np.isfinite(out[:2]).all() and np.isinf(out[2:]).all()
+
+
+def test_float_division_by_zero_follows_the_numpy_error_model():
+    a = np.array([-1.0, 1.0, 0.0], np.float32)
+    b = np.zeros(3, np.float32)
+    out = np.zeros(3, np.float32)
+    rep = run(C.k_div_by, 1, 32, [a, b, out])
+    assert kinds(rep) == {}
+    assert out[0] == -np.inf and out[1] == np.inf and np.isnan(out[2])
+
+
+def test_integer_division_by_zero_is_a_finding():
+    a = np.arange(32, dtype=np.int32)
+    b = np.ones(32, np.int32)
+    b[5] = 0
+    rep = run(C.int_div, 1, 32, [a, b, np.zeros(32, np.int32)])
+    assert kinds(rep) == {"error": 1}
+    assert "division by zero" in rep.findings["error"]["examples"][0]
+
+
+# -- class 3: warps ------------------------------------------------------------------------------
+def test_match_any_sync_groups_lanes_by_value():
+    keys = (np.arange(64) % 5).astype(np.int32)
+    out = np.zeros(64, np.uint32)
+    assert kinds(run(C.match_groups, 2, 32, [keys, out])) == {}
+    for lane in range(32):
+        want = sum(1 << j for j in range(32) if keys[j] == keys[lane])
+        assert out[lane] == want
+
+
+def test_a_shuffle_from_an_inactive_lane_matters_only_if_used():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    assert kinds(run(C.shuffle_discarded, 1, 32, [x, out])) == {}
+    assert (out[:19] == x[1:20]).all()
+    rep = run(C.shuffle_inactive_stored, 1, 32, [x, np.zeros(32, np.float32)])
+    assert kinds(rep) == {"uninitialized": 1}
+    assert "out[19]" in rep.findings["uninitialized"]["examples"][0]
+
+
+def test_a_lane_reading_outside_its_own_mask_is_caught():
+    rep = run(
+        C.shuffle_outside_own_mask, 1, 32, [np.ones(32, np.float32), np.zeros(32, np.float32)]
+    )
+    assert kinds(rep) == {"uninitialized": 1}
+    assert "out[15]" in rep.findings["uninitialized"]["examples"][0]
+
+
+def test_a_full_mask_with_lanes_elsewhere_is_a_warp_finding():
+    rep = run(C.shuffle_diverged_mask, 1, 32, [np.ones(32, np.float32), np.zeros(32, np.float32)])
+    assert rep.count("warp") == 16
+
+
+def test_bank_conflicts_count_shared_atomics():
+    rep = run(C.shared_atomic_conflicts, 1, 32, [np.zeros(32, np.int32), np.zeros(64, np.int32)])
+    atomic_line = [v for v in rep.bank_conflicts.values() if "atomic" in v["text"]]
+    assert atomic_line and atomic_line[0]["worst"] == 2
+    assert rep.shared_atomics == 32
+
+
+# -- class 4: races by construction, the same every run ----------------------------------------
+RACES = [
+    (C.race_missing_barrier, 1, "read s[1] written by another thread"),
+    (C.race_war, 1, "write s[0] read by another thread"),
+    (C.race_intra_warp, 1, "read s[16] written by another thread"),
+    (C.race_blocks_write, 2, "write out[0] by several threads"),
+    (C.race_atomic_and_plain, 2, "updated atomically by another thread"),
+]
+
+
+@pytest.mark.parametrize("case", RACES, ids=lambda c: c[0].__name__)
+def test_races_are_found_the_same_way_ten_times(case):
+    kernel, grid, text = case
+    seen = set()
+    for _ in range(10):
+        x = np.arange(64, dtype=np.float32)
+        rep = run(kernel, grid, 32, [x, np.zeros(64, np.float32)])
+        seen.add(repr(rep.findings))
+    assert len(seen) == 1
+    assert text in rep.findings["race"]["examples"][0]
+
+
+@pytest.mark.parametrize(
+    "kernel, grid", [(C.syncwarp_orders, 1), (C.atomics_only, 2)], ids=["syncwarp", "atomics"]
+)
+def test_ordered_accesses_are_not_races(kernel, grid):
+    rep = run(kernel, grid, 32, [np.arange(64, dtype=np.float32), np.zeros(64, np.float32)])
+    assert kinds(rep) == {}
+
+
+# -- definedness (initcheck) -------------------------------------------------------------------
+def test_undefined_values_are_reported_where_they_are_used():
+    x = np.arange(32, dtype=np.float32)
+    rep = run(C.uninit_shared_to_global, 1, 32, [x, np.zeros(32, np.float32)])
+    assert kinds(rep) == {"uninitialized": 16}
+    assert "s[16] read before any write" in rep.findings["uninitialized"]["examples"][0]
+    assert kinds(run(C.uninit_read_discarded, 1, 32, [x, np.zeros(32, np.float32)])) == {}
+    rep = run(C.uninit_local_branch, 1, 32, [x, np.zeros(32, np.int32)])
+    assert "branch condition" in rep.findings["uninitialized"]["examples"][0]
+
+
+def test_out_of_range_reads_and_writes_and_negative_indices():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    rep = run(C.shifted, 1, 32, [x, out])
+    texts = " ".join(rep.findings["oob"]["examples"])
+    assert "negative index -1" in texts and "x[32] outside shape (32,)" in texts
+    assert rep.count("uninitialized") == 1  # lane 31 stores a value read past the end
