@@ -39,6 +39,10 @@ def __getattr__(name: str) -> Any:
         from .ptx.resources import resources
 
         return resources
+    if name == "simulate":  # numba-cuda's typed IR on pdc's SIMT machine (pdc.sim)
+        from .sim import simulate
+
+        return simulate
     if name in _RING_NAMES:
         from . import ring
 
@@ -47,7 +51,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _RING_NAMES | {"resources"})
+    return sorted(set(globals()) | _RING_NAMES | {"resources", "simulate"})
 
 
 __all__ = [
@@ -71,4 +75,5 @@ __all__ = [
     "numba_cuda",
     "resources",
     "ring_kernel",
+    "simulate",
 ]

@@ -233,3 +233,16 @@ def test_out_of_range_reads_and_writes_and_negative_indices():
     texts = " ".join(rep.findings["oob"]["examples"])
     assert "negative index -1" in texts and "x[32] outside shape (32,)" in texts
     assert rep.count("uninitialized") == 1  # lane 31 stores a value read past the end
+
+
+def test_simulate_reads_like_a_launch():
+    import pdc
+
+    x = np.arange(40, dtype=np.float32)
+    out = np.zeros(40, np.float32)
+    k = pdc.simulate(C.add)
+    rep = k[2, 32](x, x, out)
+    assert (out == 2 * x).all() and rep.findings == {}
+    assert "no findings" in repr(k)
+    with pytest.raises(ValueError, match=r"expected kernel\[grid, block\]"):
+        k[2](x, x, out)

@@ -86,9 +86,17 @@ class Launch:
         self.ss = np.zeros(n, np.int64)
         self.at = np.zeros(n, np.int64)
         self.undef_origin = ""
+        self._bases: dict = {}
         from pdc.sim.analysis import Analysis
 
         self.an = Analysis(self)
+
+    def block_base(self, size: int) -> np.ndarray:
+        """Each thread's block times ``size``: where its block's copy of an array starts."""
+        v = self._bases.get(size)
+        if v is None:
+            v = self._bases[size] = self.block_of * size
+        return v
 
     # -- findings -------------------------------------------------------------------------
     def where(self, lane: int) -> str:

@@ -109,10 +109,10 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
     if arr.kind == GLOBAL or arr.kind == SHARED:
         _races(fr, arr, fo, lo, "read", site)
     if arr.kind == GLOBAL:
-        arr.loads[lanes] += 1
+        _count(arr.loads, lanes, S)
         S.an.sectors(arr, "load", lanes, within, ok)
     elif arr.kind == SHARED:
-        S.sl[lanes] += 1
+        _count(S.sl, lanes, S)
         S.an.banks(arr, lanes, within, ok, line, site)
     if arr.access is not None:
         _access_record(arr, S, fo, lo, "read")
@@ -171,14 +171,21 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
             arr.defined[fo] = ~vu
             arr.all_defined = arr.all_defined and not vu.any()
     if arr.kind == GLOBAL:
-        arr.stores[lanes] += 1
+        _count(arr.stores, lanes, S)
         _wrote(arr, S, fo, lo)
         S.an.sectors(arr, "store", lanes, within, ok)
     elif arr.kind == SHARED:
-        S.ss[lanes] += 1
+        _count(S.ss, lanes, S)
         S.an.banks(arr, lanes, within, ok, line, site)
     if arr.access is not None:
         _access_record(arr, S, fo, lo, "write")
+
+
+def _count(counter, lanes, S) -> None:
+    if lanes.size == S.N:
+        counter += 1
+    else:
+        counter[lanes] += 1
 
 
 def _wrote(arr: SimArray, S, f, lanes) -> None:

@@ -127,7 +127,7 @@ class SimArray:
                 v = np.where(bad, 0, v)
             else:
                 parts.append(v)
-            term = v.astype(np.int64) * stride if v.ndim else np.int64(v) * stride
+            term = v * np.int64(stride) if v.ndim else np.int64(v) * stride
             f = term if f is None else f + term
         if f is None or np.ndim(f) == 0:
             f = np.full(lanes.size, 0 if f is None else f, dtype=np.int64)
@@ -152,7 +152,7 @@ class SimArray:
                     oob.append((int(S.gtid[lanes[k]]), pos))
         within = f
         if self.kind == SHARED:
-            f = f + (S.block_of if full else S.block_of[lanes]) * self.size
+            f = f + (S.block_base(self.size) if full else S.block_of[lanes] * self.size)
         elif self.kind == LOCAL:
             f = f + lanes * self.size
         return f, ok, within

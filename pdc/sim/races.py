@@ -132,7 +132,9 @@ class Shadow:
             gen = S.wgen[W]
         if kind == "write":
             st = self.w
-            st.tid[f], st.grp[f], st.ep[f], st.gen[f] = T, W, ep, gen
+            st.tid[f], st.grp[f], st.ep[f] = T, W, ep
+            if S.pairgen is not None:  # generations are all 0 until the first syncwarp
+                st.gen[f] = gen
             return st.tid[f] != T  # another lane of this instruction wrote the element last
         if kind == "read":
             if self.r is None:
