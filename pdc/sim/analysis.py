@@ -43,13 +43,44 @@ def _rows(S, lanes, values, ok):
     return mat
 
 
-def _same_pattern(mat, modulus: int, full: bool = False) -> bool:
-    if mat.shape[0] < 2 or (not full and (mat < 0).any()):
+def _same_pattern(mat, modulus: int) -> bool:
+    """Whether every row is the first shifted by a constant (and, with ``modulus``, by a
+    multiple of it): then every row has the first row's banks or sector alignment."""
+    if mat.shape[0] < 2:
         return False
     d = mat - mat[:, :1]
     if not (d == d[0]).all():
         return False
     return modulus == 0 or bool((mat[:, 0] % modulus == mat[0, 0] % modulus).all())
+
+
+def _rowwise(mat, metric, modulus: int):
+    """(sum, rows with lanes, max) of ``metric`` over every warp's row.
+
+    Rows with all 32 lanes active that share one pattern are computed once; the rest
+    (partial warps, irregular patterns) one by one, vectorised.
+    """
+    full = (mat >= 0).all(axis=1)
+    total = count = worst = 0
+    parts = []
+    if full.any():
+        F = mat if full.all() else mat[full]
+        if _same_pattern(F, modulus):
+            v, has = metric(F[:1])
+            k = F.shape[0]
+            total, count = int(v[has].sum()) * k, int(has.sum()) * k
+            worst = int(v.max()) if v.size else 0
+        else:
+            parts.append(F)
+    if not full.all():
+        parts.append(mat[~full])
+    for P in parts:
+        v, has = metric(P)
+        v = v[has]
+        total += int(v.sum())
+        count += int(v.size)
+        worst = max(worst, int(v.max()) if v.size else 0)
+    return total, count, worst
 
 
 def _split_phases(mat, nwords: int):
@@ -75,10 +106,12 @@ def _degrees(r):
 
 
 def _distinct(r):
+    """Per row: (distinct non-negative values, whether the row has any)."""
     s = np.sort(r, axis=1)
     new = s >= 0
     new[:, 1:] &= s[:, 1:] != s[:, :-1]
-    return new.sum(axis=1)
+    n = new.sum(axis=1)
+    return n, n > 0
 
 
 class Analysis:
@@ -90,58 +123,73 @@ class Analysis:
         self.sector: dict = {}  # "arg:load" -> [accesses, sectors, ideal]
         self.by_line: dict = {}  # (arg, kind, line) -> [accesses, sectors, ideal]
         self.shared_atomics = 0
+        self._last: dict = {}  # instruction -> the addresses it saw last and their result
+
+    def _repeat(self, key, lanes, within, ok):
+        """The cached result when this instruction saw exactly these addresses last time
+        (a loop that rereads the same elements), else None; remembers them for next time."""
+        hit = self._last.get(key)
+        if (
+            hit is not None
+            and (hit[0] is lanes or np.array_equal(hit[0], lanes))
+            and np.array_equal(hit[1], within)
+            and np.array_equal(hit[2], ok)
+        ):
+            return hit[3]
+        self._last[key] = [lanes, within, ok, None]
+        return None
 
     def banks(self, arr, lanes, within, ok, line: int, site: str) -> None:
-        size = arr.dtype.itemsize
-        nwords = max(1, size // 4)
-        if size == 4:
-            elem = within
-        elif nwords > 1:
-            elem = within  # whole elements; _split_phases spreads them over their words
-        else:
-            elem = (within * size) // 4  # several small elements share a word
-        mat = _rows(self.S, lanes, elem, ok)
-        if mat is None:
-            return
-        reqs = _split_phases(mat, nwords)
-        per_warp = reqs.shape[0] // mat.shape[0]
-        if _same_pattern(mat, 0, full=lanes.size == self.S.N and ok.all()):
-            deg, has = _degrees(reqs[:per_warp])
-            nreq = int(has.sum()) * mat.shape[0]
-            total = int(deg[has].sum()) * mat.shape[0]
-            worst = int(deg.max()) if deg.size else 0
-        else:
-            deg, has = _degrees(reqs)
-            deg = deg[has]
-            nreq, total = int(deg.size), int(deg.sum())
-            worst = int(deg.max()) if deg.size else 0
+        key = ("bank", id(arr), line)
+        res = self._repeat(key, lanes, within, ok)
+        if res is None:
+            res = self._last[key][3] = self._banks(arr, lanes, within, ok)
+        total, count, worst = res
         e = self.bank.get(line)
         if e is None:
             e = self.bank[line] = [site, 0, 0, 0]
-        e[1] += nreq
+        e[1] += count
         e[2] += total
         e[3] = max(e[3], worst)
 
+    def _banks(self, arr, lanes, within, ok):
+        size = arr.dtype.itemsize
+        nwords = max(1, size // 4)
+        # 4-byte words; 8- and 16-byte elements are spread over their words per phase.
+        elem = within if size >= 4 else (within * size) // 4
+        mat = _rows(self.S, lanes, elem, ok)
+        if mat is None:
+            return 0, 0, 0
+        return _rowwise(mat, lambda r: _degrees(_split_phases(r, nwords)), 0)
+
     def sectors(self, arr, kind: str, lanes, f, ok, line: int = 0) -> None:
+        key = (kind, id(arr), line)
+        res = self._repeat(key, lanes, f, ok)
+        if res is None:
+            res = self._last[key][3] = self._sectors(arr, lanes, f, ok)
+        count, nsec, ideal = res
+        e = self.sector.setdefault(f"{arr.name}:{kind}", [0, 0, 0])
+        e[0] += count
+        e[1] += nsec
+        e[2] += ideal
+
+    def _sectors(self, arr, lanes, f, ok):
         size = arr.dtype.itemsize
         mat = _rows(self.S, lanes, f, ok)
         if mat is None:
-            return
-        full = lanes.size == self.S.N and ok.all()
-        if _same_pattern(mat, max(1, SECTOR // size) if size <= SECTOR else 0, full):
-            mat1 = mat[:1]
-            n = mat.shape[0]
-        else:
-            mat1, n = mat, 1
-        sec = np.where(mat1 < 0, -1, (mat1 * size) // SECTOR)
-        nsec = _distinct(sec) * n
-        nel = _distinct(mat1)
-        ideal = (-(-(nel * size) // SECTOR)) * n
-        key = f"{arr.name}:{kind}"
-        e = self.sector.setdefault(key, [0, 0, 0])
-        e[0] += int(mat.shape[0])
-        e[1] += int(nsec.sum())
-        e[2] += int(ideal.sum())
+            return 0, 0, 0
+        per = max(1, SECTOR // size) if size <= SECTOR else 0
+
+        def sectors_of(r):
+            return _distinct(np.where(r < 0, -1, (r * size) // SECTOR))
+
+        def ideal_of(r):
+            n, has = _distinct(r)
+            return -(-(n * size) // SECTOR), has
+
+        nsec, count, _ = _rowwise(mat, sectors_of, per)
+        ideal, _, _ = _rowwise(mat, ideal_of, per)
+        return count, nsec, ideal
 
     def bank_report(self, prog) -> dict:
         out = {}

@@ -19,6 +19,8 @@ from pdc.sim.machine import WARP, Frame, check_defined, vec
 from pdc.sim.memory import LOCAL, SHARED, SimArray
 
 FULL = 0xFFFFFFFF
+SHARED_STATIC_LIMIT = 48 * 1024  # static shared memory per block, every GPU since Kepler
+LOCAL_LIMIT = 512 * 1024  # local memory per thread (CUDA's limit)
 _TABLE: dict = {}
 
 
@@ -99,6 +101,15 @@ def _alloc(kind):
         shape = _literal_shape(st, b.statics.get(e.args[0].name), site)
         key = (id(b.prog), tgt, e)
         base = tgt.split(".")[0] if not tgt.startswith("$") else ""
+
+        nbytes = int(np.prod(shape)) * dt.itemsize
+        limit = SHARED_STATIC_LIMIT if kind == SHARED else LOCAL_LIMIT
+        if nbytes > limit:
+            what = "static shared memory per block" if kind == SHARED else "local memory per thread"
+            raise Unsupported(
+                f"[{kind}.array] {nbytes:,} bytes is more than a GPU gives "
+                f"({limit:,} bytes of {what}) ({site})"
+            )
 
         def alloc(fr: Frame):
             S = fr.S

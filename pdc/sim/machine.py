@@ -28,8 +28,11 @@ from pdc.sim.frontend import Unsupported
 
 WARP = 32
 BIG = np.iinfo(np.int32).max
-#: Basic blocks one launch may run (all threads together) before it counts as endless.
-STEP_BUDGET = 2_000_000
+#: Basic blocks one launch may run (all threads together) before it counts as endless:
+#: a count, not seconds, so the verdict does not depend on the machine's load.
+STEP_BUDGET = 300_000
+#: Memory operations one thread may make before the launch counts as an endless loop.
+OPS_PER_THREAD = 50_000
 _EXAMPLES = 3
 
 Dim3V = namedtuple("Dim3V", "x y z")
@@ -85,11 +88,27 @@ class Launch:
         self.sl = np.zeros(n, np.int64)
         self.ss = np.zeros(n, np.int64)
         self.at = np.zeros(n, np.int64)
+        self.mops = np.zeros(n, np.int64)  # memory operations per thread
+        self.mem_instructions = 0
         self.undef_origin = ""
         self._bases: dict = {}
         from pdc.sim.analysis import Analysis
 
         self.an = Analysis(self)
+
+    def memory_op(self, lanes) -> None:
+        """Count one memory instruction for ``lanes``; stop a launch that loops without end."""
+        if lanes.size == self.N:
+            self.mops += 1
+        else:
+            self.mops[lanes] += 1
+        self.mem_instructions += 1
+        if self.mem_instructions % 256 == 0 and int(self.mops.max()) > OPS_PER_THREAD:
+            k = int(np.argmax(self.mops))
+            raise KernelError(
+                f"more than {OPS_PER_THREAD:,} memory operations per thread: an endless "
+                f"loop? ({self.where(k)})"
+            )
 
     def block_base(self, size: int) -> np.ndarray:
         """Each thread's block times ``size``: where its block's copy of an array starts."""

@@ -86,6 +86,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
     """``arr[index]`` for the active threads: (values over all threads, undefined mask)."""
     S = fr.S
     lanes = fr.lanes
+    S.memory_op(lanes)
     _index_und(fr, index_und, site)
     f, ok, within = arr.flat_index(S, lanes, index, "read", site)
     allok = ok.all()
@@ -110,7 +111,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
         _races(fr, arr, fo, lo, "read", site)
     if arr.kind == GLOBAL:
         _count(arr.loads, lanes, S)
-        S.an.sectors(arr, "load", lanes, within, ok)
+        S.an.sectors(arr, "load", lanes, within, ok, line)
     elif arr.kind == SHARED:
         _count(S.sl, lanes, S)
         S.an.banks(arr, lanes, within, ok, line, site)
@@ -136,6 +137,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
         from pdc.sim.frontend import Unsupported
 
         raise Unsupported(f"[write {arr.name}] a constant array cannot be written")
+    S.memory_op(lanes)
     _index_und(fr, index_und, site)
     f, ok, within = arr.flat_index(S, lanes, index, "write", site)
     v = np.asarray(value)
@@ -173,7 +175,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
     if arr.kind == GLOBAL:
         _count(arr.stores, lanes, S)
         _wrote(arr, S, fo, lo)
-        S.an.sectors(arr, "store", lanes, within, ok)
+        S.an.sectors(arr, "store", lanes, within, ok, line)
     elif arr.kind == SHARED:
         _count(S.ss, lanes, S)
         S.an.banks(arr, lanes, within, ok, line, site)
@@ -216,6 +218,7 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
     """One atomic read-modify-write per active thread, in lane order; returns old values."""
     S = fr.S
     lanes = fr.lanes
+    S.memory_op(lanes)
     _index_und(fr, index_und, site)
     f, ok, within = arr.flat_index(S, lanes, index, "atomic", site)
     v = cast(vec(vals, S.N)[lanes], arr.dtype)
