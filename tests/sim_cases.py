@@ -423,3 +423,33 @@ def int_div(a, b, out):
 def shifted(x, out):
     i = cuda.grid(1)
     out[i] = x[i - 1] + x[i + 1]
+
+
+WEIGHTS = np.array([0.25, 0.5, 0.25], np.float32)
+
+
+@cuda.jit(device=True)
+def dot_from(a, b, start=0):
+    acc = float32(0)
+    for k in range(start, a.size):
+        acc += a[k] * b[k]
+    return acc
+
+
+def loops_of_every_kind(x, out):
+    i = cuda.grid(1)
+    if i >= out.size:
+        return
+    w = cuda.const.array_like(WEIGHTS)
+    acc = float32(0)
+    for j, wj in enumerate(w):  # enumerate over an array
+        k = min(max(i + j - 1, 0), x.size - 1)
+        acc += wj * x[k]
+    for s in (4, 2, 1):  # a tuple of constants
+        acc += s
+    out[i] = acc + dot_from(x, x) * 0  # a device function with a default argument
+
+
+def loops_of_every_kind_ref(x):
+    p = np.concatenate([x[:1], x, x[-1:]])
+    return (0.25 * p[:-2] + 0.5 * p[1:-1] + 0.25 * p[2:] + 7).astype(np.float32)

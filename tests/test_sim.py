@@ -246,3 +246,11 @@ def test_simulate_reads_like_a_launch():
     assert "no findings" in repr(k)
     with pytest.raises(ValueError, match=r"expected kernel\[grid, block\]"):
         k[2](x, x, out)
+
+
+def test_loops_over_tuples_arrays_enumerate_and_default_arguments():
+    x = rng.random(50, dtype=np.float32)
+    out = np.zeros(50, np.float32)
+    rep = run(C.loops_of_every_kind, 2, 32, [x, out])
+    assert kinds(rep) == {}
+    np.testing.assert_allclose(out, C.loops_of_every_kind_ref(x), rtol=1e-6)

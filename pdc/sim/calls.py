@@ -14,7 +14,8 @@ import numpy as np
 
 from pdc.sim import arith, cudaops, machine
 from pdc.sim.frontend import Unsupported, callee_ir, dtype_of, is_scalar
-from pdc.sim.machine import Dim3V, RangeIt
+from pdc.sim.iters import Enumerate, RangeIt
+from pdc.sim.machine import Dim3V
 
 _BUILTINS = {abs, min, max, int, float, bool, complex, round, pow, divmod}
 
@@ -49,8 +50,13 @@ def compile_call(b, e, t, site, line, tgt):
 
         prog = program.build(callee_ir(fnty, sig))
 
+        # Arguments the call leaves out: numba passes their defaults (types.Omitted).
+        extra = [getattr(t, "value", None) for t in sig.args[len(e.args) :]]
+
         def dev(fr):
             vals, us = args_of(fr)
+            if extra:
+                vals, us = vals + extra, us + [None] * len(extra)
             out, u = machine.run_function(fr.S, prog, vals, us, fr.m)
             if not fr.S.alive[fr.lanes].all():
                 fr.restrict()
@@ -73,6 +79,11 @@ def compile_call(b, e, t, site, line, tgt):
         return lambda fr: (fn, None)  # an exception to raise: only its class matters here
     if fn is builtins.range:
         return _range(gets)
+    if fn is builtins.enumerate:
+        if len(gets) != 1:
+            raise Unsupported(f"the simulator does not support enumerate(x, start) yet ({site})")
+        g0 = gets[0]
+        return lambda fr: (Enumerate(g0(fr)[0]), None)
     if fn is builtins.len:
         g0 = gets[0]
 

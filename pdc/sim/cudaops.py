@@ -37,6 +37,7 @@ def _table() -> dict:
     add(getattr(cuda, "gridsize", None), _grid("size"))
     add(cuda.shared.array, _alloc(SHARED))
     add(cuda.local.array, _alloc(LOCAL))
+    add(cuda.const.array_like, _const_like)
     add(cuda.syncthreads, _barrier(None))
     for name in ("count", "and", "or"):
         add(getattr(cuda, f"syncthreads_{name}", None), _barrier(name))
@@ -131,6 +132,18 @@ def _alloc(kind):
         return alloc
 
     return make
+
+
+def _const_like(b, e, sig, gets, kws, site, line, tgt):
+    g0 = gets[0]
+
+    def const(fr: Frame):
+        a, _ = g0(fr)
+        if not isinstance(a, SimArray):
+            raise Unsupported(f"cuda.const.array_like needs a module-level array ({site})")
+        return a, None
+
+    return const
 
 
 def _access_dict(a):

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pdc.sim import memory
+from pdc.sim import iters, memory
 from pdc.sim.frontend import Unsupported
 
 WARP = 32
@@ -181,15 +181,6 @@ def _full(u, n):
     return np.zeros(n, dtype=bool) if u is None else u
 
 
-class RangeIt:
-    """A ``range`` iterator per thread: current value, stop and step vectors."""
-
-    __slots__ = ("cur", "stop", "step")
-
-    def __init__(self, cur, stop, step):
-        self.cur, self.stop, self.step = cur, stop, step
-
-
 def merge(old, new, m):
     """``new`` for the threads in ``m``, ``old`` for the others."""
     if new is old:
@@ -199,10 +190,8 @@ def merge(old, new, m):
     if isinstance(new, tuple) and isinstance(old, tuple) and len(new) == len(old):
         out = tuple(merge(a, b, m) for a, b in zip(old, new))
         return type(new)(*out) if hasattr(new, "_fields") else out
-    if isinstance(new, RangeIt) and isinstance(old, RangeIt):
-        return RangeIt(
-            merge(old.cur, new.cur, m), merge(old.stop, new.stop, m), merge(old.step, new.step, m)
-        )
+    if isinstance(new, iters.Iter) and type(old) is type(new):
+        return new.merged(old, m)
     if isinstance(new, memory.SimArray) and isinstance(old, memory.SimArray):
         raise Unsupported(
             "the simulator does not support a variable that names different arrays in "

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdc.sim import arith, calls, machine, memops
+from pdc.sim import arith, calls, iters, machine, memops
 from pdc.sim.frontend import TypedIR, Unsupported, dtype_of, is_scalar
-from pdc.sim.machine import BIG, Frame, RangeIt, check_defined
+from pdc.sim.machine import BIG, Frame, check_defined
 from pdc.sim.memory import CONST, SimArray
 
 _PROGRAMS: dict = {}
@@ -156,7 +156,9 @@ class _Builder:
                     continue
                 name, v = st.target.name, st.value
                 t = self.tm.get(name)
-                if isinstance(v, ir.Global | ir.FreeVar):
+                if isinstance(v, ir.Arg) and type(t).__name__ == "Omitted":
+                    self.statics[name] = t.value  # a default the launch left out
+                elif isinstance(v, ir.Global | ir.FreeVar):
                     if isinstance(v.value, np.ndarray) or not is_scalar(t):
                         self.statics[name] = v.value
                 elif isinstance(v, ir.Const) and not is_scalar(t):
@@ -305,14 +307,12 @@ class _Builder:
 
             def it(fr):
                 r, u = get(fr)
-                if not isinstance(r, RangeIt):
-                    raise Unsupported(f"the simulator does not support iterating this yet ({site})")
-                return RangeIt(r.cur, r.stop, r.step), u
+                return iters.make(r, site, line), u
 
             return it
         if op == "iternext":
             get = self.getter(e.value)
-            return lambda fr: _iternext(fr, get)
+            return lambda fr: get(fr)[0].next(fr)
         if op in ("pair_first", "pair_second"):
             get = self.getter(e.value)
             k = 0 if op == "pair_first" else 1
@@ -470,18 +470,3 @@ def _or_und(us):
                 continue
         out = u if out is None else (out | u)
     return out
-
-
-def _iternext(fr: Frame, get):
-    it, u = get(fr)
-    cur, stop, step = it.cur, it.stop, it.step
-    if np.ndim(step) == 0:
-        valid = cur < stop if step > 0 else cur > stop
-    else:
-        valid = np.where(step > 0, cur < stop, cur > stop)
-    nxt = cur + step
-    if fr.partial:
-        it.cur = np.where(fr.m, nxt, cur)
-    else:
-        it.cur = nxt
-    return (cur, valid), u
