@@ -157,7 +157,7 @@ class _Builder:
                 name, v = st.target.name, st.value
                 t = self.tm.get(name)
                 if isinstance(v, ir.Arg) and type(t).__name__ == "Omitted":
-                    self.statics[name] = t.value  # a default the launch left out
+                    self.statics[name] = getattr(t, "value", None)  # a default the launch left out
                 elif isinstance(v, ir.Global | ir.FreeVar):
                     if isinstance(v.value, np.ndarray) or not is_scalar(t):
                         self.statics[name] = v.value
