@@ -453,3 +453,23 @@ def loops_of_every_kind(x, out):
 def loops_of_every_kind_ref(x):
     p = np.concatenate([x[:1], x, x[-1:]])
     return (0.25 * p[:-2] + 0.5 * p[1:-1] + 0.25 * p[2:] + 7).astype(np.float32)
+
+
+def copy_unguarded(x, out):
+    i = cuda.grid(1)
+    out[i] = x[i]
+
+
+def transpose_2d(a, out):
+    x, y = cuda.grid(2)
+    if y < a.shape[0] and x < a.shape[1]:
+        out[x, y] = a[y, x]
+
+
+def reverse_in_shared(x, out):
+    s = cuda.shared.array(32, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i]
+    cuda.syncthreads()
+    out[i] = s[31 - t]

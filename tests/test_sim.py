@@ -254,3 +254,46 @@ def test_loops_over_tuples_arrays_enumerate_and_default_arguments():
     rep = run(C.loops_of_every_kind, 2, 32, [x, out])
     assert kinds(rep) == {}
     np.testing.assert_allclose(out, C.loops_of_every_kind_ref(x), rtol=1e-6)
+
+
+# -- access maps (record=True), as pdc.grade.plots draws them ----------------------------------
+def test_maps_name_the_last_thread_and_keep_out_of_range_attempts():
+    x = np.arange(40, dtype=np.float32)
+    out = np.zeros(40, np.float32)
+    rep = sim.launch(C.copy_unguarded, 1, 64, [x, out], record=True)
+    m = rep.access["out"]
+    assert m["shape"] == (40,)
+    np.testing.assert_array_equal(m["thread"], np.arange(40))
+    np.testing.assert_array_equal(m["writes"], np.ones(40))
+    np.testing.assert_array_equal(m["reads"], np.zeros(40))
+    np.testing.assert_array_equal(rep.access["x"]["reads"], np.ones(40))
+    assert m["oob"] == [(t, (t,)) for t in range(40, 64)]
+    assert rep.access["x"]["oob"] == [(t, (t,)) for t in range(40, 64)]
+    assert rep.count("oob") == 48 and rep.count("uninitialized") == 0
+
+
+def test_a_2d_map_shows_the_transpose():
+    a = np.arange(6 * 5, dtype=np.float32).reshape(6, 5)
+    out = np.zeros((5, 6), np.float32)
+    rep = sim.launch(C.transpose_2d, (1, 2), (8, 4), [a, out], record=True)
+    np.testing.assert_array_equal(out, a.T)
+    x, y = np.meshgrid(np.arange(5), np.arange(6))
+    gid = (y // 4) * 32 + (y % 4) * 8 + x
+    np.testing.assert_array_equal(rep.access["a"]["thread"], gid)
+    np.testing.assert_array_equal(rep.access["out"]["thread"], gid.T)
+    assert sim.launch(C.transpose_2d, (1, 2), (8, 4), [a, out]).access is None
+
+
+def test_shared_maps_are_block_zero():
+    x = np.arange(96, dtype=np.float32)
+    out = np.zeros(96, np.float32)
+    rep = sim.launch(C.reverse_in_shared, 3, 32, [x, out], record=True)
+    np.testing.assert_array_equal(out, x.reshape(3, 32)[:, ::-1].reshape(-1))
+    assert sorted(rep.access) == ["out", "shared:0", "x"]
+    m = rep.access["shared:0"]
+    np.testing.assert_array_equal(m["thread"], 31 - np.arange(32))
+    np.testing.assert_array_equal(m["reads"], np.ones(32))
+    np.testing.assert_array_equal(m["writes"], np.ones(32))
+    from pdc.grade import plots
+
+    assert plots.access_map(rep, "out", color_by="warp") is not None
