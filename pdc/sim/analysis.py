@@ -124,6 +124,7 @@ class Analysis:
         self.by_line: dict = {}  # (arg, kind, line) -> [accesses, sectors, ideal]
         self.shared_atomics = 0
         self._last: dict = {}  # instruction -> the addresses it saw last and their result
+        self._patterns: dict = {}  # (instruction, address pattern) -> its result
 
     def _repeat(self, key, lanes, within, ok):
         """The cached result when this instruction saw exactly these addresses last time
@@ -139,11 +140,15 @@ class Analysis:
         self._last[key] = [lanes, within, ok, None]
         return None
 
-    def banks(self, arr, lanes, within, ok, line: int, site: str) -> None:
+    def banks(self, arr, lanes, within, ok, line: int, site: str, pkey=None) -> None:
         key = ("bank", id(arr), line)
-        res = self._repeat(key, lanes, within, ok)
+        res = self._patterns.get((key, pkey[:2])) if pkey is not None else None
         if res is None:
-            res = self._last[key][3] = self._banks(arr, lanes, within, ok)
+            res = self._repeat(key, lanes, within, ok)
+            if res is None:
+                res = self._last[key][3] = self._banks(arr, lanes, within, ok)
+            if pkey is not None:  # banks do not change when every address moves alike
+                self._patterns[(key, pkey[:2])] = res
         total, count, worst = res
         e = self.bank.get(line)
         if e is None:
@@ -162,11 +167,18 @@ class Analysis:
             return 0, 0, 0
         return _rowwise(mat, lambda r: _degrees(_split_phases(r, nwords)), 0)
 
-    def sectors(self, arr, kind: str, lanes, f, ok, line: int = 0) -> None:
+    def sectors(self, arr, kind: str, lanes, f, ok, line: int = 0, pkey=None) -> None:
         key = (kind, id(arr), line)
-        res = self._repeat(key, lanes, f, ok)
+        size = arr.dtype.itemsize
+        # Sectors do not change when every address moves by whole sectors.
+        pk = (key, pkey[:2], (pkey[2] * size) % SECTOR) if pkey is not None else None
+        res = self._patterns.get(pk) if pk is not None else None
         if res is None:
-            res = self._last[key][3] = self._sectors(arr, lanes, f, ok)
+            res = self._repeat(key, lanes, f, ok)
+            if res is None:
+                res = self._last[key][3] = self._sectors(arr, lanes, f, ok)
+            if pk is not None:
+                self._patterns[pk] = res
         count, nsec, ideal = res
         e = self.sector.setdefault(f"{arr.name}:{kind}", [0, 0, 0])
         e[0] += count

@@ -38,6 +38,28 @@ _EXAMPLES = 3
 Dim3V = namedtuple("Dim3V", "x y z")
 
 
+class Counts:
+    """A count per thread; an increment for every thread of the launch is one number."""
+
+    __slots__ = ("vec", "full")
+
+    def __init__(self, n: int):
+        self.vec = np.zeros(n, np.int64)
+        self.full = 0
+
+    def add(self, lanes) -> None:
+        if lanes.size == self.vec.size:
+            self.full += 1
+        else:
+            self.vec[lanes] += 1
+
+    def value(self) -> np.ndarray:
+        return self.vec + self.full
+
+    def max(self) -> int:
+        return int(self.vec.max()) + self.full
+
+
 class KernelError(Exception):
     """The kernel cannot go on (an endless loop, or something the simulator cannot model)."""
 
@@ -85,26 +107,24 @@ class Launch:
         self.steps = 0
         self.barriers = 0
         self.shared_arrays = 0
-        self.sl = np.zeros(n, np.int64)
-        self.ss = np.zeros(n, np.int64)
+        self.sl = Counts(n)
+        self.ss = Counts(n)
         self.at = np.zeros(n, np.int64)
-        self.mops = np.zeros(n, np.int64)  # memory operations per thread
+        self.mops = Counts(n)  # memory operations per thread
         self.mem_instructions = 0
         self.undef_origin = ""
         self._bases: dict = {}
+        self.imemo: dict = {}  # id of an index vector -> [it, min, max, {stride: offsets}]
         from pdc.sim.analysis import Analysis
 
         self.an = Analysis(self)
 
     def memory_op(self, lanes) -> None:
         """Count one memory instruction for ``lanes``; stop a launch that loops without end."""
-        if lanes.size == self.N:
-            self.mops += 1
-        else:
-            self.mops[lanes] += 1
+        self.mops.add(lanes)
         self.mem_instructions += 1
-        if self.mem_instructions % 256 == 0 and int(self.mops.max()) > OPS_PER_THREAD:
-            k = int(np.argmax(self.mops))
+        if self.mem_instructions % 256 == 0 and self.mops.max() > OPS_PER_THREAD:
+            k = int(np.argmax(self.mops.vec))
             raise KernelError(
                 f"more than {OPS_PER_THREAD:,} memory operations per thread: an endless "
                 f"loop? ({self.where(k)})"

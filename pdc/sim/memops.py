@@ -88,7 +88,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
     lanes = fr.lanes
     S.memory_op(lanes)
     _index_und(fr, index_und, site)
-    f, ok, within = arr.flat_index(S, lanes, index, "read", site)
+    f, ok, pkey = arr.flat_index(S, lanes, index, "read", site)
     allok = ok.all()
     vals = arr.flat[f]
     und_l = None if allok else ~ok
@@ -110,11 +110,11 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
     if arr.kind == GLOBAL or arr.kind == SHARED:
         _races(fr, arr, fo, lo, "read", site)
     if arr.kind == GLOBAL:
-        _count(arr.loads, lanes, S)
-        S.an.sectors(arr, "load", lanes, within, ok, line)
+        arr.loads.add(lanes)
+        S.an.sectors(arr, "load", lanes, f, ok, line, pkey)
     elif arr.kind == SHARED:
-        _count(S.sl, lanes, S)
-        S.an.banks(arr, lanes, within, ok, line, site)
+        S.sl.add(lanes)
+        S.an.banks(arr, lanes, f, ok, line, site, pkey)
     if arr.access is not None:
         _access_record(arr, S, fo, lo, "read")
     if lanes.size == S.N:
@@ -139,7 +139,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
         raise Unsupported(f"[write {arr.name}] a constant array cannot be written")
     S.memory_op(lanes)
     _index_und(fr, index_und, site)
-    f, ok, within = arr.flat_index(S, lanes, index, "write", site)
+    f, ok, pkey = arr.flat_index(S, lanes, index, "write", site)
     v = np.asarray(value)
     vals = cast(v if v.ndim == 0 else (v if lanes.size == S.N else v[lanes]), arr.dtype)
     if np.ndim(vals) == 0:
@@ -173,21 +173,14 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
             arr.defined[fo] = ~vu
             arr.all_defined = arr.all_defined and not vu.any()
     if arr.kind == GLOBAL:
-        _count(arr.stores, lanes, S)
+        arr.stores.add(lanes)
         _wrote(arr, S, fo, lo)
-        S.an.sectors(arr, "store", lanes, within, ok, line)
+        S.an.sectors(arr, "store", lanes, f, ok, line, pkey)
     elif arr.kind == SHARED:
-        _count(S.ss, lanes, S)
-        S.an.banks(arr, lanes, within, ok, line, site)
+        S.ss.add(lanes)
+        S.an.banks(arr, lanes, f, ok, line, site, pkey)
     if arr.access is not None:
         _access_record(arr, S, fo, lo, "write")
-
-
-def _count(counter, lanes, S) -> None:
-    if lanes.size == S.N:
-        counter += 1
-    else:
-        counter[lanes] += 1
 
 
 def _wrote(arr: SimArray, S, f, lanes) -> None:
@@ -220,7 +213,7 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
     lanes = fr.lanes
     S.memory_op(lanes)
     _index_und(fr, index_und, site)
-    f, ok, within = arr.flat_index(S, lanes, index, "atomic", site)
+    f, ok, pkey = arr.flat_index(S, lanes, index, "atomic", site)
     v = cast(vec(vals, S.N)[lanes], arr.dtype)
     c = cast(vec(cmp, S.N)[lanes], arr.dtype) if cmp is not None else None
     old = np.full(lanes.size, poison(arr.dtype), dtype=arr.dtype)
@@ -245,15 +238,15 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
         arr.all_defined = arr.all_defined or bool(arr.defined.all())
     S.at[lanes] += 1
     if arr.kind == GLOBAL:
-        arr.loads[lanes] += 1
-        arr.stores[lanes] += 1
+        arr.loads.add(lanes)
+        arr.stores.add(lanes)
         np.add.at(arr.atomic_counts, fo, 1)
         _wrote(arr, S, fo, lo)
     elif arr.kind == SHARED:
-        S.sl[lanes] += 1
-        S.ss[lanes] += 1
+        S.sl.add(lanes)
+        S.ss.add(lanes)
         S.an.shared_atomics += int(lo.size)
-        S.an.banks(arr, lanes, within, ok, line, site)
+        S.an.banks(arr, lanes, f, ok, line, site, pkey)
     if arr.access is not None:
         _access_record(arr, S, fo, lo, "atomic")
     out = np.zeros(S.N, dtype=arr.dtype)

@@ -85,7 +85,7 @@ class SimArray:
 
     # -- addressing ---------------------------------------------------------------------
     def flat_index(self, S, lanes, index, op: str, site: str):
-        """Flat offsets (into ``self.flat``), lanes in range, offsets within one copy.
+        """Flat offsets (into ``self.flat``), lanes in range, and the analysis address.
 
         ``index`` is a tuple of integer vectors over all threads. Out-of-range lanes are
         reported and left out of the returned ``ok`` mask.
@@ -101,9 +101,22 @@ class SimArray:
         f = None
         ok = None
         parts = []
+        scalar = np.int64(0)
+        plain = True  # no vector but the cached ones
+        memo_terms = []  # (memo entry, stride, product) of in-range vectors seen before
         for ix, dim, stride in zip(index, self.shape, self.cstrides):
             v = np.asarray(ix)
-            if v.ndim and not full:
+            if v.ndim and full and isinstance(ix, np.ndarray):
+                # Index vectors often come back unchanged (threadIdx-based ones inside a
+                # loop): their bounds and scaled offsets are computed once per launch.
+                entry = S.imemo.get(id(ix))
+                if entry is None or entry[0] is not ix:
+                    entry = S.imemo[id(ix)] = [ix, v.min(), v.max(), {}]
+                if entry[1] >= 0 and entry[2] < dim:
+                    parts.append(v)
+                    memo_terms.append((entry, stride))
+                    continue
+            elif v.ndim and not full:
                 v = v[lanes]
             lo, hi = (v.min(), v.max()) if v.size else (0, 0)
             if lo < 0 or hi >= dim:
@@ -127,10 +140,30 @@ class SimArray:
                 v = np.where(bad, 0, v)
             else:
                 parts.append(v)
-            term = v * np.int64(stride) if v.ndim else np.int64(v) * stride
+            if v.ndim:
+                term = v * np.int64(stride)
+                f = term if f is None else f + term
+                plain = False
+            else:
+                scalar = scalar + np.int64(v) * stride
+        base = self.kind == SHARED and full
+        for k, (entry, stride) in enumerate(memo_terms):
+            # The first cached vector carries the block offsets of a shared array.
+            key = (stride, self.size) if (base and k == 0 and f is None) else stride
+            term = entry[3].get(key)
+            if term is None:
+                term = entry[0].astype(np.int64) * stride
+                if key != stride:
+                    term = term + S.block_base(self.size)
+                entry[3][key] = term
+            if key != stride:
+                base = False  # already added
             f = term if f is None else f + term
-        if f is None or np.ndim(f) == 0:
-            f = np.full(lanes.size, 0 if f is None else f, dtype=np.int64)
+        if f is None:
+            f = np.full(lanes.size, scalar, dtype=np.int64)
+        elif scalar:
+            f = f + scalar
+        in_range = ok is None
         if ok is None:
             ok = _TRUE_CACHE.get(lanes.size)
             if ok is None:
@@ -150,9 +183,18 @@ class SimArray:
                 for k in np.flatnonzero(~ok)[: 100 - len(oob)]:
                     pos = tuple(int(np.broadcast_to(p, ok.shape)[k]) for p in parts)
                     oob.append((int(S.gtid[lanes[k]]), pos))
-        within = f
         if self.kind == SHARED:
-            f = f + (S.block_base(self.size) if full else S.block_of[lanes] * self.size)
+            if base:
+                f = f + S.block_base(self.size)
+            elif not full:
+                f = f + S.block_of[lanes] * self.size
         elif self.kind == LOCAL:
             f = f + lanes * self.size
-        return f, ok, within
+        # The analysis key: addresses made of one cached vector plus a number are the same
+        # pattern, shifted, every time (a loop over k of sA[ty, k]); banks and sectors
+        # are computed once per pattern (and, for sectors, per alignment of the shift).
+        pkey = None
+        if plain and len(memo_terms) == 1 and in_range and full:
+            entry, stride = memo_terms[0]
+            pkey = (id(entry[0]), stride, int(scalar))
+        return f, ok, pkey

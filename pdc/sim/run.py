@@ -47,8 +47,8 @@ def launch_here(kernel, grid, block, args, names=None, record: bool = False):
     for name, a in zip(names, host):
         if isinstance(a, np.ndarray):
             arr = SimArray(name, GLOBAL, a.shape, a.dtype, data=a.copy())
-            arr.loads = np.zeros(S.N, np.int64)
-            arr.stores = np.zeros(S.N, np.int64)
+            arr.loads = machine.Counts(S.N)
+            arr.stores = machine.Counts(S.N)
             arr.written = np.zeros(S.N, np.int64)
             if record:
                 from pdc.sim.cudaops import _access_dict
@@ -85,12 +85,12 @@ def _report(S, prog, grid, block, LaunchReport):
     for arr in S.by_arg:
         if arr is None:
             continue
-        rep.loads[arr.name] = arr.loads[real]
-        rep.stores[arr.name] = arr.stores[real]
+        rep.loads[arr.name] = arr.loads.value()[real]
+        rep.stores[arr.name] = arr.stores.value()[real]
         rep.written[arr.name] = arr.written[real]
         rep.atomic_counts[arr.name] = arr.atomic_counts.reshape(arr.shape)
-    rep.shared_loads = S.sl[real]
-    rep.shared_stores = S.ss[real]
+    rep.shared_loads = S.sl.value()[real]
+    rep.shared_stores = S.ss.value()[real]
     rep.atomics = S.at[real]
     rep.findings = S.findings
     rep.barriers = int(S.bep.max()) if S.bep.size else 0
