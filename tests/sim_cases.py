@@ -473,3 +473,22 @@ def reverse_in_shared(x, out):
     s[t] = x[i]
     cuda.syncthreads()
     out[i] = s[31 - t]
+
+
+def votes(x, out):
+    i = cuda.grid(1)
+    full = cuda.activemask()
+    p = x[i] > 0
+    out[i, 0] = cuda.ballot_sync(full, p)
+    out[i, 1] = cuda.any_sync(full, p)
+    out[i, 2] = cuda.all_sync(full, p)
+    out[i, 3] = cuda.syncthreads_count(int32(p))
+
+
+def cas_and_local(counter, out):
+    tmp = cuda.local.array(3, int32)
+    i = cuda.grid(1)
+    for k in range(3):
+        tmp[k] = i * k
+    old = cuda.atomic.compare_and_swap(counter, 0, i + 1)  # only the first lane wins
+    out[i] = tmp[2] + (1000 if old == 0 else 0)

@@ -297,3 +297,21 @@ def test_shared_maps_are_block_zero():
     from pdc.grade import plots
 
     assert plots.access_map(rep, "out", color_by="warp") is not None
+
+
+def test_votes_and_block_counts():
+    x = np.where(np.arange(64) % 3 == 0, 1.0, -1.0).astype(np.float32)
+    out = np.zeros((64, 4), np.uint32)
+    assert kinds(run(C.votes, 2, 32, [x, out])) == {}
+    bits = sum(1 << j for j in range(32) if j % 3 == 0)
+    assert out[0, 0] == bits and out[0, 1] == 1 and out[0, 2] == 0
+    per_block = (x.reshape(2, 32) > 0).sum(axis=1)  # threads of each block with x > 0
+    assert out[0, 3] == per_block[0] and out[32, 3] == per_block[1]
+
+
+def test_compare_and_swap_in_lane_order_and_local_arrays():
+    counter = np.zeros(1, np.int32)
+    out = np.zeros(32, np.int32)
+    assert kinds(run(C.cas_and_local, 1, 32, [counter, out])) == {}
+    assert counter[0] == 1  # lane 0 swapped first; the others saw 1
+    assert out[0] == 1000 and (out[1:] == 2 * np.arange(1, 32)).all()
