@@ -315,3 +315,17 @@ def test_compare_and_swap_in_lane_order_and_local_arrays():
     assert kinds(run(C.cas_and_local, 1, 32, [counter, out])) == {}
     assert counter[0] == 1  # lane 0 swapped first; the others saw 1
     assert out[0] == 1000 and (out[1:] == 2 * np.arange(1, 32)).all()
+
+
+def test_the_worker_process_comes_back_after_it_dies():
+    from pdc.sim import remote
+
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    remote.launch(C.add, 1, 32, [x, x, out])
+    assert (out == 2 * x).all()
+    remote._WORKER.kill()
+    remote._WORKER.wait()
+    out[:] = 0
+    rep = remote.launch(C.add, 1, 32, [x, x, out])
+    assert (out == 2 * x).all() and rep.findings == {}
