@@ -84,8 +84,10 @@ bench: env
 # package registry): tests with PDC_BACKEND=cuda, every notebook, `pdc bench ring`.
 # WHEELS=folder installs carried wheels with pip --no-index first. Here it stops at once.
 OUT ?= gpu-report
+# The course's own environment when it exists, unless PYTHON=... names another.
+GPU_PYTHON := $(if $(filter command line environment,$(origin PYTHON)),$(PYTHON),$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)))
 gpu-report:
-	$(PYTHON) pdc/gpu_report/run.py --out "$(OUT)" $(if $(WHEELS),--wheels "$(WHEELS)",)
+	$(GPU_PYTHON) pdc/gpu_report/run.py --out "$(OUT)" $(if $(WHEELS),--wheels "$(WHEELS)",)
 
 clean:
 	rm -rf $(VENV) book/_build .pytest_cache
