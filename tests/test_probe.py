@@ -14,6 +14,7 @@ class FakeLibcuda:
     def __init__(self, initialised: bool, devices: int = 1, version: int = 12080):
         self.initialised, self.devices, self.version = initialised, devices, version
         self.loading_at_init: str | None = None
+        self.init_result = 0
 
     def cuCtxGetCurrent(self, ptr):
         return 0 if self.initialised else 3  # CUDA_ERROR_NOT_INITIALIZED before cuInit
@@ -21,7 +22,7 @@ class FakeLibcuda:
     def cuInit(self, flags):
         self.loading_at_init = os.environ.get("CUDA_MODULE_LOADING")
         self.initialised = True
-        return 0
+        return self.init_result
 
     def cuDeviceGetCount(self, ptr):
         ctypes.cast(ptr, ctypes.POINTER(ctypes.c_int))[0] = self.devices
@@ -72,3 +73,11 @@ def test_the_driver_version_picks_the_stack(monkeypatch):
     assert _probe.cuda_stack() == "cu13"
     monkeypatch.setattr(_probe, "_libcuda", lambda: None)
     assert _probe.cuda_stack() == "cpu"
+
+
+def test_a_driver_that_fails_to_start_keeps_its_cuda_result(fake, monkeypatch):
+    lib = FakeLibcuda(initialised=False)
+    lib.init_result = 803  # CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+    assert fake(lib) == 0
+    monkeypatch.setattr(_probe, "cuda_device_count", lambda: 0)
+    assert _probe.cuda_init_error() == 803

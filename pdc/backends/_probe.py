@@ -64,11 +64,21 @@ def cuda_device_count() -> int:
         _loading["mode"] = (chosen or "LAZY").upper()
         _loading["by"] = "a library that started CUDA before pdc"
     count = ctypes.c_int(0)
-    if lib.cuInit(0) != 0:
-        return 0
-    if lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return int(count.value)
+    status = lib.cuInit(0)
+    if status == 0:
+        status = lib.cuDeviceGetCount(ctypes.byref(count))
+    _loading["status"] = str(status)
+    return int(count.value) if status == 0 else 0
+
+
+def cuda_init_error() -> int:
+    """The CUresult of pdc's cuInit or cuDeviceGetCount when it failed (0: no failure).
+
+    A driver present but failing (803: driver and library mismatch, 999: after a suspend,
+    34: a stub libcuda in a container) would otherwise look like "no GPU".
+    """
+    cuda_device_count()
+    return int(_loading.get("status", "0"))
 
 
 def module_loading() -> tuple[str, str]:
