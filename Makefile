@@ -7,20 +7,21 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8888
-# CUDA extras (CuPy, CUDA toolkit wheels) only where an NVIDIA driver is present.
-comma := ,
-EXTRAS := course,dev,metal$(if $(shell command -v nvidia-smi 2>/dev/null),$(comma)cuda,)
+# The install stack (stacks/STACK.txt) follows the NVIDIA driver, asked through libcuda (a
+# container may have a driver and no nvidia-smi): cu13 (driver R580+), cu12 (R525+), or cpu.
+STACK ?= $(shell $(PYTHON) pdc/backends/_probe.py stack 2>/dev/null || echo cpu)
+EXTRAS := course,dev,metal,$(if $(filter cpu,$(STACK)),ptx,cuda$(subst cu,,$(STACK)))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env lab test lint test-unit test-notebooks test-book book serve-book assign grade bench doctor gpu-report clean
+.PHONY: check-installs env lab test lint test-unit test-notebooks test-book book serve-book assign grade bench doctor gpu-report clean
 
 env: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt stacks/$(STACK).txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "pdc needs Python >= 3.10, found " + sys.version.split()[0]'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -c stacks/$(STACK).txt -e ".[$(EXTRAS)]"
 	$(BIN)/pdc doctor
 	touch $(STAMP)
 
@@ -45,6 +46,11 @@ lint: env
 
 test-unit: env
 	$(BIN)/pytest -n 2 --dist loadgroup tests --ignore-glob='tests/test_book*'
+
+# Every supported install (no GPU, CUDA 12, CUDA 13, Colab- and Kaggle-like images) resolves
+# against the package index: pip dry runs that read wheel metadata only (about 3 minutes).
+check-installs: env
+	$(BIN)/pytest -m network -p no:cacheprovider tests/test_installs.py
 
 test-notebooks: env
 	$(BIN)/pytest -n 2 --dist loadfile --nbval notebooks solutions \
@@ -78,8 +84,10 @@ bench: env
 # package registry): tests with PDC_BACKEND=cuda, every notebook, `pdc bench ring`.
 # WHEELS=folder installs carried wheels with pip --no-index first. Here it stops at once.
 OUT ?= gpu-report
+# The course's own environment when it exists, unless PYTHON=... names another.
+GPU_PYTHON := $(if $(filter command line environment,$(origin PYTHON)),$(PYTHON),$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)))
 gpu-report:
-	$(PYTHON) pdc/gpu_report/run.py --out "$(OUT)" $(if $(WHEELS),--wheels "$(WHEELS)",)
+	$(GPU_PYTHON) pdc/gpu_report/run.py --out "$(OUT)" $(if $(WHEELS),--wheels "$(WHEELS)",)
 
 clean:
 	rm -rf $(VENV) book/_build .pytest_cache

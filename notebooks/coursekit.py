@@ -27,16 +27,18 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from pdc.ptx.occupancy import block_limits
+from pdc.ptx.occupancy import allocation_units, block_limits
 from pdc.timing import Timing, fit_threads, format_seconds, measure
 
 __all__ = [
     "EVIDENCE_MIME",
+    "DRIVER_ATTRIBUTES",
     "H100_SXM",
     "Occupancy",
     "SMLimits",
@@ -49,6 +51,7 @@ __all__ = [
     "fit_threads",
     "format_seconds",
     "keep_freed_memory",
+    "limits_of",
     "measure",
     "occupancy",
     "sectors_touched",
@@ -76,7 +79,10 @@ class SMLimits:
         max_regs_per_thread: Most registers the compiler may give one thread.
         reg_alloc_unit: Registers are handed out per warp, rounded up to this many.
         smem_per_sm: Shared memory per SM in bytes (largest carve-out).
-        max_smem_per_block: Largest shared-memory allocation of one block in bytes.
+        max_smem_per_block: Largest shared-memory allocation of one block in bytes, with the
+            opt-in (``cudaFuncAttributeMaxDynamicSharedMemorySize``) for dynamic shared memory.
+        max_static_smem_per_block: Largest allocation without the opt-in: every static
+            ``cuda.shared.array`` of a kernel together (48 KiB on every GPU since sm_70).
         smem_alloc_unit: Shared memory is handed out per block, rounded up to this many bytes.
         smem_reserved_per_block: Bytes the system reserves in every resident block.
         source: Where the numbers come from.
@@ -96,6 +102,7 @@ class SMLimits:
     reg_alloc_unit: int = 256
     smem_per_sm: int = 228 * 1024
     max_smem_per_block: int = 227 * 1024
+    max_static_smem_per_block: int = 48 * 1024
     smem_alloc_unit: int = 128
     smem_reserved_per_block: int = 1024
     source: str = ""
@@ -126,6 +133,9 @@ class Occupancy:
         limiter: Which limit is binding ("warps", "registers", "shared memory", "blocks").
         active_warps: Resident warps per SM.
         occupancy: ``active_warps / max_warps_per_sm``, between 0 and 1.
+        needs_opt_in: The block asks for more shared memory than a kernel gets without the
+            opt-in (``max_static_smem_per_block``): only dynamic shared memory, with the
+            opt-in, can have it.
     """
 
     block_size: int
@@ -138,6 +148,7 @@ class Occupancy:
     limiter: str
     active_warps: int
     occupancy: float
+    needs_opt_in: bool = False
 
 
 def _round_up(value: int, unit: int) -> int:
@@ -174,14 +185,15 @@ def occupancy(
             f"[occupancy] expected regs_per_thread in 1..{limits.max_regs_per_thread}, "
             f"got {regs_per_thread}"
         )
-    if not 0 <= smem_per_block <= limits.max_smem_per_block:
-        raise ValueError(
-            f"[occupancy] expected smem_per_block in 0..{limits.max_smem_per_block} bytes, "
-            f"got {smem_per_block}"
-        )
+    if smem_per_block < 0:
+        raise ValueError(f"[occupancy] expected smem_per_block >= 0 bytes, got {smem_per_block}")
     warps_per_block = math.ceil(block_size / limits.warp_size)
     # The rules themselves live in pdc, which also applies them to compiled kernels.
     candidates = block_limits(limits, block_size, regs_per_thread, smem_per_block)
+    if smem_per_block > limits.max_smem_per_block:
+        # More than one block may ever hold on this GPU (100 KiB on a T4's 64 KiB): no block
+        # can be resident, as CUDA's occupancy calculator answers, instead of an error.
+        candidates["shared memory"] = 0
     blocks_per_sm = min(candidates.values())
     # Report the first binding limit in a fixed order so ties read the same every time.
     limiter = next(name for name, value in candidates.items() if value == blocks_per_sm)
@@ -197,6 +209,67 @@ def occupancy(
         limiter=limiter,
         active_warps=active_warps,
         occupancy=active_warps / limits.max_warps_per_sm,
+        needs_opt_in=smem_per_block > limits.max_static_smem_per_block,
+    )
+
+
+# SMLimits field -> the driver's attribute (cuda.bindings' CUdevice_attribute without its
+# CU_DEVICE_ATTRIBUTE_ prefix, which is how numba's Device names them).
+DRIVER_ATTRIBUTES = {
+    "sm_count": "MULTIPROCESSOR_COUNT",
+    "warp_size": "WARP_SIZE",
+    "max_threads_per_block": "MAX_THREADS_PER_BLOCK",
+    "max_threads_per_sm": "MAX_THREADS_PER_MULTIPROCESSOR",
+    "max_blocks_per_sm": "MAX_BLOCKS_PER_MULTIPROCESSOR",
+    "regs_per_sm": "MAX_REGISTERS_PER_MULTIPROCESSOR",
+    "regs_per_block": "MAX_REGISTERS_PER_BLOCK",
+    "smem_per_sm": "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
+    "max_smem_per_block": "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+    "max_static_smem_per_block": "MAX_SHARED_MEMORY_PER_BLOCK",
+    "smem_reserved_per_block": "RESERVED_SHARED_MEMORY_PER_BLOCK",
+}
+
+
+def _driver_errors(dev) -> tuple[type[BaseException], ...]:
+    """The error the device's driver module raises for an attribute it refuses.
+
+    numba's ``Device`` lives beside its ``CudaAPIError``; taking it from there imports nothing
+    (importing numba's driver module here would start numba.cuda outside the simulator).
+    """
+    error = getattr(sys.modules.get(type(dev).__module__), "CudaAPIError", None)
+    return (error,) if isinstance(error, type) and issubclass(error, Exception) else ()
+
+
+def limits_of(dev, fallback: SMLimits = H100_SXM) -> SMLimits:
+    """The :class:`SMLimits` of a numba CUDA device, read from its driver attributes.
+
+    An attribute the driver refuses keeps the fallback's value; a misspelt name is a bug and
+    raises. The allocation granularities follow the compute capability (``cuda_occupancy.h``).
+
+    Args:
+        dev: A numba ``Device`` (``cuda.get_current_device()``).
+        fallback: Values for attributes this driver does not report.
+
+    Returns:
+        The device's limits.
+    """
+    errors = _driver_errors(dev)
+    values = {}
+    for field_name, attribute in DRIVER_ATTRIBUTES.items():
+        try:
+            values[field_name] = int(getattr(dev, attribute))
+        except errors:  # the driver does not know this attribute
+            values[field_name] = getattr(fallback, field_name)
+    cc = tuple(dev.compute_capability)
+    unit, _ = allocation_units(cc)
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    return replace(
+        fallback,
+        name=f"{name} (this machine, compute capability {cc[0]}.{cc[1]})",
+        max_warps_per_sm=values["max_threads_per_sm"] // values["warp_size"],
+        smem_alloc_unit=unit,
+        source="queried from the CUDA driver through numba",
+        **values,
     )
 
 
@@ -216,41 +289,7 @@ def device_limits(fallback: SMLimits = H100_SXM) -> SMLimits:
 
     if not pdc.has_gpu():
         return fallback
-    cuda = pdc.numba_cuda()
-    dev = cuda.get_current_device()
-
-    def attr(name: str, default: int) -> int:
-        try:
-            return int(getattr(dev, name))
-        except (
-            AttributeError,
-            RuntimeError,
-            TypeError,
-            ValueError,
-        ):  # unknown to this driver
-            return default
-
-    max_threads_sm = attr("MAX_THREADS_PER_MULTI_PROCESSOR", fallback.max_threads_per_sm)
-    warp = attr("WARP_SIZE", fallback.warp_size)
-    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    return replace(
-        fallback,
-        name=f"{name} (this machine, compute capability {dev.compute_capability})",
-        sm_count=attr("MULTIPROCESSOR_COUNT", fallback.sm_count),
-        warp_size=warp,
-        max_threads_per_block=attr("MAX_THREADS_PER_BLOCK", fallback.max_threads_per_block),
-        max_threads_per_sm=max_threads_sm,
-        max_warps_per_sm=max_threads_sm // warp,
-        max_blocks_per_sm=attr("MAX_BLOCKS_PER_MULTIPROCESSOR", fallback.max_blocks_per_sm),
-        regs_per_sm=attr("MAX_REGISTERS_PER_MULTIPROCESSOR", fallback.regs_per_sm),
-        regs_per_block=attr("MAX_REGISTERS_PER_BLOCK", fallback.regs_per_block),
-        smem_per_sm=attr("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", fallback.smem_per_sm),
-        max_smem_per_block=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", fallback.max_smem_per_block),
-        smem_reserved_per_block=attr(
-            "RESERVED_SHARED_MEMORY_PER_BLOCK", fallback.smem_reserved_per_block
-        ),
-        source="queried from the CUDA driver through numba",
-    )
+    return limits_of(pdc.numba_cuda().get_current_device(), fallback)
 
 
 def warp_addresses(

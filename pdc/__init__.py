@@ -14,6 +14,7 @@ from .backends.cuda import numba_cuda
 from .buffer import BufferState, TransferStats, UnifiedBuffer
 from .launch import Kernel, grid_for, kernel
 from .pool import MemoryPool, PoolError, PoolStats
+from .reach import reach, why_not
 
 __version__ = "0.1.0"
 
@@ -73,7 +74,9 @@ __all__ = [
     "has_gpu",
     "kernel",
     "numba_cuda",
+    "reach",
     "resources",
     "ring_kernel",
     "simulate",
+    "why_not",
 ]

@@ -70,6 +70,8 @@ def collect() -> dict[str, Any]:
         "pdc": __version__,
         "cpu_cores": os.cpu_count(),
         "cuda_gpus": _probe.cuda_device_count(),
+        "cuda_init_error": _probe.cuda_init_error(),
+        "cuda_driver": _probe.cuda_driver_version(),
         "backends": {},
         "libraries": {lib: _version(lib) for lib in LIBRARIES},
         "problems": [],
@@ -135,7 +137,13 @@ def render(report: dict[str, Any]) -> str:
             lines.append("         " + ", ".join(f"{k}={v}" for k, v in extra.items()))
         if entry.get("hint") and not entry["installed"]:
             lines.append(f"         to enable: {entry['hint']}")
-    if report["cuda_gpus"] == 0:
+    if report.get("cuda_init_error"):
+        lines.append(
+            f"  note: an NVIDIA driver (CUDA {report['cuda_driver']}) is here but CUDA did not "
+            f"start: CUresult {report['cuda_init_error']} (803: driver and CUDA libraries "
+            "mismatch; 999: reload the driver or reboot; 34: a stub libcuda)"
+        )
+    elif report["cuda_gpus"] == 0:
         lines.append(
             "  note: no GPU found; CUDA kernels run on numba's CUDA simulator (slow,"
             " but correct for learning)"

@@ -90,12 +90,18 @@ def test_occupancy_is_monotone_in_resources():
         ({"block_size": 0}, "block_size"),
         ({"block_size": 1025}, "block_size"),
         ({"block_size": 128, "regs_per_thread": 256}, "regs_per_thread"),
-        ({"block_size": 128, "smem_per_block": 228 * 1024}, "smem_per_block"),
+        ({"block_size": 128, "smem_per_block": -1}, "smem_per_block"),
     ],
 )
 def test_occupancy_rejects_impossible_requests(kwargs, match):
     with pytest.raises(ValueError, match=rf"\[occupancy\] expected {match}"):
         ck.occupancy(**kwargs)
+
+
+def test_more_shared_memory_than_a_block_may_have_gives_no_resident_block():
+    r = ck.occupancy(128, 32, 228 * 1024)  # the H100 allows 227 KiB per block
+    assert (r.blocks_per_sm, r.limiter, r.occupancy) == (0, "shared memory", 0.0)
+    assert r.needs_opt_in and not ck.occupancy(128, 32, 48 * 1024).needs_opt_in
 
 
 def test_custom_limits_change_the_answer():

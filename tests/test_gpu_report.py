@@ -108,7 +108,7 @@ def test_reference_is_labelled_with_device_and_date(tmp_path):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for nvidia-smi")
 def test_a_run_out_of_budget_still_writes_both_reports(tmp_path):
-    # A stand-in nvidia-smi and a 12 s budget: every step runs out of time, and says so.
+    # A stand-in nvidia-smi and 12 s in all: every step runs out of time, and says so.
     fake = tmp_path / "bin" / "nvidia-smi"
     fake.parent.mkdir()
     fake.write_text('#!/bin/sh\necho "Stand-in GPU 80GB, 555.55, 81559 MiB"\n')
@@ -121,8 +121,12 @@ def test_a_run_out_of_budget_still_writes_both_reports(tmp_path):
             str(ROOT / "pdc/gpu_report/run.py"),
             "--out",
             str(out_dir),
-            "--budget",
-            "12",
+            "--tests-budget",
+            "4",
+            "--bench-budget",
+            "3",
+            "--notebooks-budget",
+            "5",
         ],
         capture_output=True,
         text=True,
@@ -167,3 +171,76 @@ def test_chapter_measurements_become_reference_figures_under_their_names(tmp_pat
     line = reference("evidence.ch01.saxpy_1m.seconds", ref)
     assert line.startswith("NVIDIA H100, 2026-11-23: ")
     assert reference("evidence.ch99.none.seconds", ref) == NONE_YET
+
+
+def _fake_smi(tmp_path: Path) -> dict[str, str]:
+    """A PATH whose nvidia-smi reports an H100, as the real one prints it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 580.65.06, 81559 MiB'\n")
+    smi.chmod(0o755)
+    return dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_dry_run_with_a_fake_nvidia_smi_shows_every_command_and_budget(tmp_path):
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "pdc" / "gpu_report" / "run.py"), "--dry-run"]
+        + ["--out", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_fake_smi(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["device"].startswith("NVIDIA H100 80GB HBM3, 580.65.06")
+    assert plan["env"] == {
+        "PDC_BACKEND": "cuda",
+        "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
+        "CUDA_MODULE_LOADING": "EAGER",
+    }
+    tests, bench, notebooks = plan["steps"]
+    assert (tests["budget"], bench["budget"], notebooks["budget"]) == (240, 90, 240)
+    assert sum(s["budget"] for s in plan["steps"]) <= 570
+    cmd = tests["cmd"]
+    assert cmd[cmd.index("-n") + 1] == "4" and f"--timeout={gr.PER_TEST_S}" in cmd
+    assert "tests/test_ring_cuda.py" in cmd and "tests/test_ring_gpu_ready.py" in cmd
+    assert "tests" not in cmd  # the GPU-relevant files only, not the whole suite
+    assert bench["cmd"][-2:] == ["--backends", "cpu,cuda"]
+    assert notebooks["each"] == gr.PER_NOTEBOOK_S < notebooks["budget"]
+    assert "notebooks/01_why_gpus.ipynb" in notebooks["notebooks"]
+    assert not (tmp_path / "r").exists()  # nothing ran
+
+
+def test_a_step_out_of_time_kills_its_whole_process_group(tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    code = (
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(60)\n"
+    )
+    r = gr._run([sys.executable, "-c", code], 3)
+    assert r["returncode"] is None and "timed out after 3 s" in r["stderr"]
+    grandchild = int(pid_file.read_text())
+    for _ in range(50):  # the kill is asynchronous: wait for the process to go
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        with open(f"/proc/{grandchild}/stat") as f:
+            if f.read().split()[2] == "Z":  # a zombie of init's: gone
+                break
+        import time
+
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the Jupyter-like grandchild {grandchild} survived the timeout")
+
+
+def test_the_report_checks_numba_cuda_not_numbas_builtin_target():
+    assert "numba_cuda" in gr.NEEDED and "numba.cuda" not in gr.NEEDED
+    assert {"mlx", "cupy", "torch"} <= set(gr.OPTIONAL)
+    probe = gr.stack(sys.executable)
+    assert probe["numba-cuda"] and "torch_gpu" in probe and "cupy_gpu" in probe

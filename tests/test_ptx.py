@@ -16,6 +16,7 @@ import pytest
 
 from pdc.ptx import CompilerMissing, compile_many, find_ptxas
 from pdc.ptx.build import parse_ptxas
+from pdc.ptx.cli import DEFAULT_CCS
 from pdc.ptx.manifest import KERNELS, find_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,26 +36,49 @@ def course():
         [sys.executable, "-m", "pdc", "ptx", "--json"],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=1200,
         cwd=ROOT,
     )
     assert out.stdout, out.stderr[-3000:]
     return out.returncode, json.loads(out.stdout)
 
 
+# Ten targets: about 9 minutes on a busy 2-core machine (pdc ptx alone: 545 s wall there).
 @needs_compiler
-def test_every_course_kernel_compiles_for_sm80_and_sm90_without_spills(course):
+@pytest.mark.timeout(1500)
+def test_every_course_kernel_compiles_for_every_default_target_without_spills(course):
     code, report = course
-    bad = [r for r in report["rows"] if r["status"] not in ("ok", "skip")]
+    bad = [r for r in report["rows"] if r["status"] not in ("ok", "skip", "known")]
     assert not bad, "\n".join(f"{r['name']} {r['where']}: {r['status']} {r['note']}" for r in bad)
     assert code == 0
     assert report["summary"]["failed"] == 0 and report["summary"]["spills"] == 0
     built = {(r["name"], r["arch"]) for r in report["rows"] if r["status"] == "ok"}
+    archs = {f"sm_{a}{b}" for a, b in DEFAULT_CCS}
     for name in ("matmul_tiled", "blur2d_tiled", "block_sum", "ring detect", "launch_per_message"):
-        assert {(name, "sm_80"), (name, "sm_90")} <= built
+        assert {(name, arch) for arch in archs} <= built
+    # Chapter 5's float atomics: the one known failure, on Blackwell only, with its reason.
+    known = {(r["name"], r["arch"]) for r in report["rows"] if r["status"] == "known"}
+    blackwell = {a for a in archs if int(a[3:]) >= 100}
+    assert known == {(n, a) for n in ("total_per_element", "total_per_thread") for a in blackwell}
+    assert {("total_per_element", "sm_90"), ("total_per_thread", "sm_75")} <= built
 
 
 @needs_compiler
+def test_default_targets_cover_every_target_newer_than_hopper_the_toolchain_knows():
+    code = (
+        "import os; os.environ['NUMBA_ENABLE_CUDASIM'] = '0'\n"
+        "from numba.cuda.cudadrv import nvrtc\n"
+        "print([list(cc) for cc in nvrtc.get_supported_ccs()])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    known = {tuple(cc) for cc in json.loads(out.stdout.strip().splitlines()[-1])}
+    assert {cc for cc in known if cc > (9, 0)} <= set(DEFAULT_CCS)
+    assert {(7, 5), (8, 0), (8, 6), (8, 9), (9, 0)} <= set(DEFAULT_CCS) <= known
+
+
+@needs_compiler
+@pytest.mark.timeout(1500)
 def test_every_listed_kernel_is_found_and_every_found_kernel_is_listed(course):
     _, report = course
     found = {(f.path, f.name) for f in find_all(ROOT)}

@@ -5,8 +5,9 @@ PyTorch as installed there; at most a folder of carried wheels is added, never a
 from a package registry), it runs the test suite with ``PDC_BACKEND=cuda`` (GPU tests
 included), executes every chapter and solution notebook (their GPU branches run), runs
 ``pdc bench ring`` (with the launch-per-message baseline), and writes ``report.json`` and
-``report.md`` into ``--out``. Steps share a budget (default 570 s) so the whole run ends in
-under 10 minutes; a step that runs out of time is recorded as such.
+``report.md`` into ``--out``. Each step has its own budget (tests 240 s, bench 90 s, notebooks
+240 s, at most 150 s each), and every child runs in its own process group, killed whole when
+its time is up, so the run ends in under 10 minutes; a step out of time is recorded as such.
 
 This file runs as a plain script (``python pdc/gpu_report/run.py``) and imports only the
 standard library, so that it can say clearly what is missing before anything else runs.
@@ -20,6 +21,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -30,9 +32,66 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 # The MIME type under which the chapters store a measurement (see notebooks/coursekit.py).
 EVIDENCE_MIME = "application/vnd.pdc.evidence+json"
-NEEDED = ("numpy", "numba", "numba.cuda", "pytest", "nbformat", "nbclient", "ipykernel")
+# numba_cuda, not numba.cuda: numba still ships a deprecated built-in numba.cuda.
+NEEDED = ("numpy", "numba", "numba_cuda", "pytest", "nbformat", "nbclient", "ipykernel")
 # Used by some chapters or tests; without them those fail, and the report says why.
-OPTIONAL = ("cupy", "torch", "matplotlib", "ipywidgets", "tqdm", "yaml", "nbval")
+OPTIONAL = ("cupy", "torch", "mlx", "matplotlib", "ipywidgets", "tqdm", "yaml", "nbval", "xdist")
+# The tests that touch the GPU path: run with PDC_BACKEND=cuda, in parallel, each capped.
+GPU_TESTS = (
+    "tests/test_ring_cuda.py",
+    "tests/test_ring_gpu_ready.py",
+    "tests/test_buffer.py",
+    "tests/test_kernel.py",
+    "tests/test_backends.py",
+    "tests/test_coursekit.py",
+    "tests/test_device_limits.py",
+    "tests/test_reach.py",
+    "tests/test_ring_semantics.py",
+)
+PER_TEST_S = 120
+PER_NOTEBOOK_S = 150
+# What the child reports of its CUDA stack: numba-cuda's own target, the libraries' GPU view.
+STACK_PROBE = r"""
+import json, importlib.metadata as md
+out = {}
+def version(dist):
+    try:
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return None
+for dist in ("numba-cuda", "numba", "cuda-bindings", "cuda-core", "cupy-cuda12x",
+             "cupy-cuda13x", "torch"):
+    out[dist] = version(dist)
+try:
+    from numba import cuda
+    out["numba_cuda_implementation"] = getattr(cuda, "implementation", "unknown")
+    dev = cuda.get_current_device()
+    out["device"] = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    out["compute_capability"] = list(dev.compute_capability)
+    out["driver_cuda"] = list(cuda.cudadrv.driver.driver.get_version())
+except Exception as exc:
+    out["numba_cuda_error"] = f"{type(exc).__name__}: {exc}"[:300]
+try:
+    from cuda.pathfinder import load_nvidia_dynamic_lib
+    load_nvidia_dynamic_lib("nvJitLink")
+    out["nvjitlink"] = True
+except Exception as exc:
+    out["nvjitlink"] = f"{type(exc).__name__}: {exc}"[:200]
+try:
+    import torch
+    out["torch_cuda"] = torch.version.cuda
+    out["torch_gpu"] = bool(torch.cuda.is_available())
+except Exception as exc:
+    out["torch_gpu"] = f"{type(exc).__name__}: {exc}"[:200]
+try:
+    import cupy
+    out["cupy_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
+    out["cupy_driver"] = cupy.cuda.runtime.driverGetVersion()
+    out["cupy_gpu"] = cupy.cuda.runtime.getDeviceCount() > 0
+except Exception as exc:
+    out["cupy_gpu"] = f"{type(exc).__name__}: {exc}"[:200]
+print(json.dumps(out))
+"""
 
 
 class Stop(Exception):
@@ -61,19 +120,38 @@ def gpu_name() -> str:
 
 def _env() -> dict[str, str]:
     env = dict(os.environ, PDC_BACKEND="cuda", NUMBA_ENABLE_CUDASIM="0")
+    # The GPU named by nvidia-smi (PCI order) is the one measured; eager module loading, as
+    # pdc asks for, so that no first launch waits for a resident ring kernel.
+    env.update(CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_MODULE_LOADING="EAGER")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     return env
 
 
 def _run(cmd: list[str], seconds: float, cwd: Path = ROOT) -> dict[str, Any]:
+    """Run ``cmd`` in its own process group; on timeout the whole group is killed.
+
+    A notebook's Jupyter kernel is a grandchild: killing only the child would leave it, and
+    any ring kernel it holds on the GPU, running for the rest of the report.
+    """
     t0 = time.perf_counter()
+    p = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+        cwd=cwd,
+        start_new_session=True,
+    )
     try:
-        p = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=max(seconds, 1), env=_env(), cwd=cwd
-        )
-        result = {"returncode": p.returncode, "stdout": p.stdout, "stderr": p.stderr}
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
+        out, err = p.communicate(timeout=max(seconds, 1))
+        result = {"returncode": p.returncode, "stdout": out, "stderr": err}
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, _ = p.communicate()
         result = {"returncode": None, "stdout": out, "stderr": f"timed out after {seconds:.0f} s"}
     result["seconds"] = round(time.perf_counter() - t0, 1)
     return result
@@ -100,12 +178,27 @@ def missing_modules(python: str, modules: tuple[str, ...] = NEEDED) -> list[str]
     return [m for m in p.stdout.strip().split(",") if m]
 
 
-def step_pytest(python: str, out: Path, seconds: float) -> dict[str, Any]:
-    """The test suite with PDC_BACKEND=cuda, GPU-marked tests included."""
+def stack(python: str) -> dict[str, Any]:
+    """numba-cuda, cuda-bindings, the driver, nvJitLink, and what torch and CuPy see."""
+    p = subprocess.run([python, "-c", STACK_PROBE], capture_output=True, text=True, timeout=120)
+    try:
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {"error": (p.stderr or p.stdout).strip()[-300:]}
+
+
+def pytest_command(python: str, out: Path, parallel: bool) -> list[str]:
+    """The GPU-relevant tests, 4 at a time where pytest-xdist is there, each capped in time."""
+    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *GPU_TESTS]
+    cmd += [f"--junitxml={out / 'pytest.xml'}", "-o", "addopts=-ra", "-m", "not network"]
+    cmd += [f"--timeout={PER_TEST_S}"]
+    return [*cmd, "-n", "4"] if parallel else cmd
+
+
+def step_pytest(python: str, out: Path, seconds: float, parallel: bool = True) -> dict[str, Any]:
+    """The GPU-relevant tests with PDC_BACKEND=cuda, GPU-marked tests included."""
     xml = out / "pytest.xml"
-    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    cmd += ["--ignore-glob=tests/test_book*", f"--junitxml={xml}", "-o", "addopts="]
-    r = _run(cmd, seconds)
+    r = _run(pytest_command(python, out, parallel), seconds)
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     failed: list[str] = []
     if xml.is_file():
@@ -152,8 +245,9 @@ def step_notebooks(python: str, out: Path, seconds: float) -> list[dict[str, Any
             "finally:\n"
             "    nbformat.write(nb, sys.argv[2])\n"
         )
-        cmd = [python, "-c", code, str(nb), str(dest), str(int(left)), str(nb.parent)]
-        r = _run(cmd, left)
+        cap = min(left, PER_NOTEBOOK_S)
+        cmd = [python, "-c", code, str(nb), str(dest), str(int(cap)), str(nb.parent)]
+        r = _run(cmd, cap)
         error = ""
         if r["returncode"] != 0:
             lines = [ln for ln in (r["stderr"] or "").splitlines() if ln.strip()]
@@ -246,14 +340,49 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plan(python: str, out: Path, budgets: dict[str, float], parallel: bool) -> dict[str, Any]:
+    """The commands the report runs and the seconds each step may take (``--dry-run``)."""
+    books = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    books += sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
+    bench = [python, "-m", "pdc", "bench", "ring", "--json", "--no-progress"]
+    return {
+        "env": {k: _env()[k] for k in ("PDC_BACKEND", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING")},
+        "steps": [
+            {
+                "step": "tests",
+                "budget": budgets["tests"],
+                "cmd": pytest_command(python, out, parallel),
+            },
+            {
+                "step": "bench",
+                "budget": budgets["bench"],
+                "cmd": [*bench, "--backends", "cpu,cuda"],
+            },
+            {
+                "step": "notebooks",
+                "budget": budgets["notebooks"],
+                "each": PER_NOTEBOOK_S,
+                "notebooks": [nb.relative_to(ROOT).as_posix() for nb in books],
+            },
+        ],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Make the report; returns 0 when every step passed, 1 when one failed, 2 if impossible."""
     parser = argparse.ArgumentParser(prog="make gpu-report", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="gpu-report", help="folder for report.json/.md")
     parser.add_argument("--wheels", default="", help="folder of carried wheels (no index)")
-    parser.add_argument("--budget", type=float, default=570.0, help="seconds for all steps")
+    parser.add_argument("--tests-budget", type=float, default=240.0, help="seconds for the tests")
+    parser.add_argument("--bench-budget", type=float, default=90.0, help="seconds for the bench")
+    parser.add_argument("--notebooks-budget", type=float, default=240.0, help="all notebooks")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the plan as JSON, run nothing"
+    )
     args = parser.parse_args(argv)
     python = sys.executable
+    budgets = {"tests": args.tests_budget, "bench": args.bench_budget}
+    budgets["notebooks"] = args.notebooks_budget
     t0 = time.monotonic()
     try:
         device = gpu_name()
@@ -274,12 +403,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     out = Path(args.out).resolve()
+    parallel = not missing_modules(python, ("xdist",))
+    if args.dry_run:
+        print(json.dumps({"device": device, **plan(python, out, budgets, parallel)}, indent=1))
+        return 0
     out.mkdir(parents=True, exist_ok=True)
-
-    def left(share: float) -> float:
-        return max(5.0, (args.budget - (time.monotonic() - t0)) * share)
-
-    print(f"gpu-report on {device}: tests, notebooks, bench (budget {args.budget:.0f} s)")
+    print(f"gpu-report on {device}: tests, bench, notebooks (budgets {budgets} s)")
     report: dict[str, Any] = {
         "device": device.split(",")[0].strip(),
         "device_details": device,
@@ -287,12 +416,16 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.machine()}",
         "missing_optional": missing_modules(python, OPTIONAL),
+        "stack": stack(python),
+        "budgets": budgets,
     }
-    report["pytest"] = step_pytest(python, out, left(0.35))
+    if report["stack"].get("numba_cuda_implementation") not in ("NVIDIA", None):
+        print(f"  numba.cuda is {report['stack']['numba_cuda_implementation']}, not numba-cuda")
+    report["pytest"] = step_pytest(python, out, budgets["tests"], parallel)
     print(f"  tests: {report['pytest']['summary']}")
-    report["bench_ring"] = step_bench(python, left(0.3))
+    report["bench_ring"] = step_bench(python, budgets["bench"])
     print(f"  bench ring: {report['bench_ring'].get('error') or 'done'}")
-    report["notebooks"] = step_notebooks(python, out, left(0.95))
+    report["notebooks"] = step_notebooks(python, out, budgets["notebooks"])
     bad = [nb["notebook"] for nb in report["notebooks"] if not nb["ok"]]
     print(f"  notebooks: {len(report['notebooks']) - len(bad)} ran, failed: {bad or 'none'}")
     report["measurements"] = measurements(report)

@@ -112,15 +112,19 @@ def _site_dirs() -> list[Path]:
 
 
 def find_ptxas() -> str:
-    """Path of the ``ptxas`` from the ``nvidia-cuda-nvcc-cu12`` wheel (or a CUDA toolkit).
+    """Path of the ``ptxas`` from NVIDIA's nvcc wheel (CUDA 12 or 13) or a CUDA toolkit.
 
     Raises:
         CompilerMissing: If neither is installed.
     """
     for d in _site_dirs():
-        exe = d / "nvidia" / "cuda_nvcc" / "bin" / "ptxas"
-        if exe.is_file():
-            return str(exe)
+        # CUDA 12 wheels keep one folder per component; CUDA 13 wheels share nvidia/cu13.
+        for exe in (
+            d / "nvidia" / "cuda_nvcc" / "bin" / "ptxas",
+            d / "nvidia" / "cu13" / "bin" / "ptxas",
+        ):
+            if exe.is_file():
+                return str(exe)
     found = shutil.which("ptxas")
     if found:
         return found

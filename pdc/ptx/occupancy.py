@@ -2,8 +2,9 @@
 
 The limits are those of the CUDA C++ Programming Guide's "Technical Specifications per
 Compute Capability" table; the allocation granularities (registers per warp in units of
-256, spread over four SM sub-partitions; shared memory in units of 128 bytes, 1 KiB
-reserved per block) are those of NVIDIA's occupancy calculator (``cuda_occupancy.h``).
+256, spread over four SM sub-partitions; shared memory in units of 128 bytes with 1 KiB
+reserved per block from sm_80, 256 bytes and nothing reserved before) are those of NVIDIA's
+occupancy calculator (``cuda_occupancy.h``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ class SMLimits:
     smem_reserved_per_block: int = 1024
 
 
+def allocation_units(cc: tuple[int, int]) -> tuple[int, int]:
+    """Shared-memory allocation unit and bytes reserved per block for compute capability ``cc``.
+
+    ``cuda_occupancy.h``: 256-byte units before 8.0, 128-byte units after; the system reserves
+    1 KiB of shared memory in every block from 8.0 on, nothing before.
+    """
+    return (256, 0) if cc < (8, 0) else (128, 1024)
+
+
 H100 = SMLimits(name="H100", cc=(9, 0), sm_count=132)
 A100 = SMLimits(
     name="A100",
@@ -43,7 +53,31 @@ A100 = SMLimits(
     smem_per_sm=164 * 1024,
     max_smem_per_block=163 * 1024,
 )
-DEVICES = {"H100": H100, "A100": A100}
+# The GPUs of free hosted notebooks (Colab's T4 and L4) and the newest data-centre one.
+T4 = SMLimits(
+    name="T4",
+    cc=(7, 5),
+    sm_count=40,
+    max_threads_per_sm=1024,
+    max_warps_per_sm=32,
+    max_blocks_per_sm=16,
+    smem_per_sm=64 * 1024,
+    max_smem_per_block=64 * 1024,
+    smem_alloc_unit=256,
+    smem_reserved_per_block=0,
+)
+L4 = SMLimits(
+    name="L4",
+    cc=(8, 9),
+    sm_count=58,
+    max_threads_per_sm=1536,
+    max_warps_per_sm=48,
+    max_blocks_per_sm=24,
+    smem_per_sm=100 * 1024,
+    max_smem_per_block=99 * 1024,
+)
+B200 = SMLimits(name="B200", cc=(10, 0), sm_count=148)
+DEVICES = {"H100": H100, "A100": A100, "T4": T4, "L4": L4, "B200": B200}
 
 
 @dataclass(frozen=True)
@@ -71,7 +105,7 @@ def _round_up(value: int, unit: int) -> int:
 
 
 def limits_for(device: str | SMLimits) -> SMLimits:
-    """The limits of a named device ("H100", "A100"), or ``device`` itself."""
+    """The limits of a named device (one of ``DEVICES``), or ``device`` itself."""
     if isinstance(device, SMLimits):
         return device
     if device not in DEVICES:
@@ -104,7 +138,9 @@ def block_limits(lim: SMLimits, size: int, registers: int, shared_bytes: int) ->
         per_partition = (lim.regs_per_sm // lim.reg_partitions) // regs_per_warp
         by_regs = per_partition * lim.reg_partitions // warps
     smem = _round_up(shared_bytes + lim.smem_reserved_per_block, lim.smem_alloc_unit)
-    by_smem = lim.smem_per_sm // smem
+    # A block that needs no shared memory at all (no reservation before sm_80) is not limited
+    # by it, as in cuda_occupancy.h.
+    by_smem = lim.max_blocks_per_sm if smem == 0 else lim.smem_per_sm // smem
     return {
         "warps": by_warps,
         "registers": by_regs,
@@ -125,7 +161,8 @@ def occupancy(
         block: Threads per block, or the block shape (its product counts).
         registers: 32-bit registers per thread (``ptxas -v``).
         shared_bytes: Shared memory per block in bytes (static plus dynamic).
-        device: "H100", "A100", or an :class:`SMLimits`.
+        device: A name in ``DEVICES`` ("H100", "A100", "T4", "L4", "B200"), or an
+            :class:`SMLimits`.
 
     Returns:
         The :class:`Occupancy`; ``blocks_per_sm`` is 0 when the block can never launch.

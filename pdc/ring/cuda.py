@@ -90,6 +90,47 @@ class _SimMath:
         return call
 
 
+# The ring kernel polls with ld.acquire.sys and naps with nanosleep: both need sm_70.
+MIN_CC = (7, 0)
+
+
+def check_device(dev: Any, loading: tuple[str, str]) -> None:
+    """Refuse a GPU or a CUDA setup on which a resident ring kernel cannot work.
+
+    Args:
+        dev: numba's current ``Device``.
+        loading: ``(mode, who chose it)`` from ``pdc.backends._probe.module_loading()``.
+
+    Raises:
+        RuntimeError: below compute capability 7.0; under lazy module loading (the first
+            use of any other kernel would wait for the ring forever); on a GPU with a
+            display watchdog (it kills a kernel after a few seconds).
+    """
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    cc = tuple(dev.compute_capability)
+    if cc < MIN_CC:
+        raise RuntimeError(
+            f"[ring cuda] expected a GPU of compute capability {MIN_CC[0]}.{MIN_CC[1]} or newer "
+            f"(the ring kernel polls with ld.acquire.sys and naps with nanosleep), "
+            f"got {name} with {cc[0]}.{cc[1]}; use backend='cpu' for rings on this machine"
+        )
+    mode, by = loading
+    if mode != "EAGER":
+        raise RuntimeError(
+            f"[ring cuda] expected CUDA_MODULE_LOADING=EAGER, got {mode or 'unknown'} "
+            f"(chosen by {by or 'nobody: pdc has not started CUDA'}): under lazy loading the "
+            "first use of any other kernel waits for the resident ring forever. Set "
+            "CUDA_MODULE_LOADING=EAGER before anything starts CUDA (before importing torch or "
+            "CuPy), or call pdc.has_gpu() first"
+        )
+    if int(getattr(dev, "KERNEL_EXEC_TIMEOUT", 0)):
+        raise RuntimeError(
+            f"[ring cuda] {name} runs a display with a kernel watchdog, which ends a "
+            "persistent kernel after a few seconds; use a GPU without a display, or "
+            "backend='cpu'"
+        )
+
+
 class CudaEngine(Engine):
     """The ring loop as one persistent CUDA kernel (numba's simulator when there is no GPU).
 
@@ -114,6 +155,10 @@ class CudaEngine(Engine):
             raise TypeError("[ring cuda] pure-Python handlers run on the cpu backend only")
         super().__init__(rings, handler, options)
         self._cuda, self._sim = _numba_cuda()
+        if not self._sim:
+            from pdc.backends import _probe
+
+            check_device(self._cuda.get_current_device(), _probe.module_loading())
         from pdc.ring import cuda_kernel as ck
 
         self._ck = ck

@@ -256,7 +256,7 @@ def check_message_dtype(dtype: Any, what: str) -> np.dtype:
 
 
 def aligned(dt: np.dtype) -> np.dtype:
-    """``dt`` with every field at a multiple of its own size (C layout), or ``dt`` if it is.
+    """``dt`` with every field at a multiple of its own size (C layout), flagged aligned.
 
     NumPy packs structured dtypes by default (``[("tag", "i1"), ("x", "f8")]`` puts ``x``
     at byte 1); a GPU cannot load a misaligned float64 (numba.cuda refuses to compile it)
@@ -265,8 +265,21 @@ def aligned(dt: np.dtype) -> np.dtype:
     """
     fields: Mapping[str, Any] = dt.fields or {}
     most = max(fields[n][0].alignment for n in fields)
-    if dt.itemsize % most == 0 and all(fields[n][1] % fields[n][0].alignment == 0 for n in fields):
+    if dt.isalignedstruct:
         return dt
+    if dt.itemsize % most == 0 and all(fields[n][1] % fields[n][0].alignment == 0 for n in fields):
+        # Already laid out aligned, but only the flag makes numba type the rings as aligned
+        # records; without it every field is read one byte at a time.
+        names = list(fields)
+        return np.dtype(
+            {
+                "names": names,
+                "formats": [fields[n][0] for n in names],
+                "offsets": [fields[n][1] for n in names],
+                "itemsize": dt.itemsize,
+            },
+            align=True,
+        )
     return np.dtype([(n, fields[n][0]) for n in fields_by_offset(dt)], align=True)
 
 
