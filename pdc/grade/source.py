@@ -110,27 +110,17 @@ class Extracted:
 
 
 def read_notebook(path):
-    """Read a notebook as nbformat v4 without schema validation (slow on big outputs)."""
-    import nbformat
-    from nbformat import reader
+    """Read a notebook as nbformat v4 (see pdc.grade.notebook.read_notebook)."""
+    from pdc.grade import notebook
 
-    with open(path, encoding="utf-8") as f:
-        nb = reader.reads(f.read())
-    return nbformat.convert(nb, 4)
+    return notebook.read_notebook(path)
 
 
 def notebook_cells(path) -> list[str]:
-    """The code cells of a notebook, IPython magics and shell lines blanked out."""
-    nb = read_notebook(path)
-    cells = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        lines = [
-            "" if ln.lstrip().startswith(("%", "!")) else ln for ln in cell.source.splitlines()
-        ]
-        cells.append("\n".join(lines))
-    return cells
+    """The Python a top-to-bottom run of a notebook executes (pdc.grade.notebook)."""
+    from pdc.grade import notebook
+
+    return notebook.notebook_cells(path)
 
 
 class _Checker(ast.NodeVisitor):
