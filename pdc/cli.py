@@ -11,7 +11,7 @@ import sys
 
 COMMANDS = {
     "doctor": ("pdc.doctor", "check this machine's GPU setup and installed libraries"),
-    "bench": ("pdc.ring.bench", "benchmarks: `pdc bench ring` measures ring-kernel latency"),
+    "bench": ("pdc.ring.bench", "benchmarks: `pdc bench ring` (latency), `pdc bench grade`"),
     "stress": ("pdc.ring.stress", "ring kernels under threads, toggles and faults: 0 lost"),
     "grade": ("pdc.grade.cli", "grade exercise submissions (notebooks or folders)"),
     "assign": ("pdc.grade.assign", "generate student exercises from the solutions"),
@@ -41,13 +41,15 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"pdc: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
+    target = COMMANDS[name][0]
     if name == "bench":
-        if not rest or rest[0] != "ring":
+        benches = {"ring": "pdc.ring.bench", "grade": "pdc.grade.bench"}
+        if not rest or rest[0] not in benches:
             print(
-                "usage: pdc bench ring [--json] [options]  (the only benchmark is `ring`)",
+                "usage: pdc bench ring [--json] [options] | pdc bench grade [--students N]",
                 file=sys.stderr,
             )
             return 2
-        rest = rest[1:]
-    module = importlib.import_module(COMMANDS[name][0])
+        target, rest = benches[rest[0]], rest[1:]
+    module = importlib.import_module(target)
     return int(module.main(rest) or 0)
