@@ -96,3 +96,13 @@ def test_seed_is_recorded_and_regrades_exactly(tmp_path):
     va = [(v.test, v.score, v.output) for p in a.parts for v in p.verdicts]
     vb = [(v.test, v.score, v.output) for p in b.parts for v in p.verdicts]
     assert va == vb
+
+
+def test_a_racy_kernel_scores_the_same_under_one_seed():
+    sub = ROOT / "tests" / "submissions" / "matmul_tiled_missing_sync"
+    runs = [
+        grader.grade(sub, only=["03_matmul"], kernels=["matmul_tiled"], seed=12345)
+        for _ in range(2)
+    ]
+    a, b = ([(v.test, v.score, v.output) for v in s.parts[0].verdicts] for s in runs)
+    assert a == b and runs[0].seed == runs[1].seed == 12345

@@ -181,3 +181,19 @@ def test_each_cell_is_parsed_once(monkeypatch, tmp_path):
         source.extract(cells, [part.name], ex.constants)
         source.extract(cells, [part.name], ex.constants)
     assert seen and max(seen[c] for c in cells) == 1
+
+
+def test_dtypes_from_numba_types_and_module_aliases():
+    cells = [
+        "import numba as nb\nfrom numba.types import float32\nfrom numba.core.errors import X\n",
+        MULTIPLY.replace("@cuda.jit", "@nb.cuda.jit")
+        .replace("cuda.grid", "nb.cuda.grid")
+        .replace("a[i] * b[i]", "float32(a[i]) * b[i]"),
+    ]
+    ext = source.extract(cells, ["multiply"], {})
+    assert ext.problems == {}
+    assert "np.float32(a[i])" in ext.functions["multiply"]  # the simulator's copy
+    text = gate.module_text(ext, "multiply")
+    assert "from numba.types import float32" in text and "import numba as nb" in text
+    assert "errors" not in text  # an import the kernel does not use is left out
+    assert "@nb.cuda.jit\ndef multiply" in text

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from pdc.grade.source import Extracted
 
@@ -33,11 +34,12 @@ def module_text(ext: Extracted, kernel: str) -> str:
     """
     from pdc.grade.imports import statement
 
-    lines = [statement(name, path) for name, path in ext.imports.items()]
+    code = [*ext.written.values(), *(ext.alias_src[name] for name in ext.aliases)]
+    used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(code)))
+    # The imports the code uses (a stray import elsewhere in the notebook is no concern here).
+    lines = [statement(name, path) for name, path in ext.imports.items() if name in used]
     lines += [f"{k} = {v!r}" for k, v in ext.constants.items()]
-    lines.append("")
-    lines += [src for src in ext.written.values()]
-    lines += [ext.alias_src[name] for name in ext.aliases]
+    lines += ["", *code]
     return "\n".join(lines) + "\n"
 
 

@@ -75,8 +75,8 @@ def course_binding(node: ast.stmt, imports: dict) -> tuple[str, str] | None:
 
 
 def importable(path: str | None) -> bool:
-    """Whether the compile gate writes this import: it names a module kernels may use."""
-    return path is not None and (path in MODULES or path.rpartition(".")[0] in MODULES)
+    """Whether the compile gate writes this import: it comes from math, numpy or numba."""
+    return path is not None and path.split(".")[0] in ("math", "numpy", "numba")
 
 
 def usable(path: str | None) -> bool:
@@ -90,7 +90,8 @@ def usable(path: str | None) -> bool:
         return hasattr(math, attr)
     if mod == "numba.cuda":
         return not attr.startswith("_")
-    return mod in ("numpy", "numba") and attr in DTYPE_NAMES
+    # A dtype, from numpy, numba or one of their submodules (numba.types.float32).
+    return mod.split(".")[0] in ("numpy", "numba") and attr in DTYPE_NAMES
 
 
 def is_namespace(path: str | None) -> bool:
@@ -100,6 +101,9 @@ def is_namespace(path: str | None) -> bool:
 
 def spelled(path: str) -> str:
     """How the simulator spells ``path``: ``numba.cuda.grid`` -> ``cuda.grid``."""
+    mod, _, attr = path.rpartition(".")
+    if mod.split(".")[0] in ("numpy", "numba") and attr in DTYPE_NAMES and mod != "numba.cuda":
+        return f"np.{attr}"  # the simulator's dtypes are NumPy's, whatever module named them
     for mod in sorted(MODULES, key=len, reverse=True):
         if path == mod:
             return SPELLED[mod]
@@ -117,9 +121,9 @@ def statement(name: str, path: str) -> str:
             return f"import {path} as {name}"
         return f"import {path}"
     mod, _, attr = path.rpartition(".")
-    if mod in MODULES:
-        return f"from {mod} import {attr}" + ("" if attr == name else f" as {name}")
-    return f"import {path} as {name}"
+    if not mod:
+        return f"import {path} as {name}"
+    return f"from {mod} import {attr}" + ("" if attr == name else f" as {name}")
 
 
 def dotted(node) -> list[str] | None:
