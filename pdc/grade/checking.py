@@ -93,7 +93,25 @@ def unsaved_warning(fn, name: str, path: Path | None) -> str | None:
     )
 
 
-def run_public(kernel, name: str | None = None, cells: list[str] | None = None) -> tuple:
+def live_gate_problem(kernel, part) -> str | None:
+    """numba's verdict on the kernel object itself, when the session kept no history.
+
+    (A kernel run without history, as by a test runner, has no cells to rebuild it from.)
+    """
+    from pdc.ptx.build import CompilerMissing
+    from pdc.ptx.resources import resources
+
+    case = exs.public_cases(part)[0]
+    try:
+        r = resources(kernel, *case.args.values(), block=tuple(case.block))
+    except (CompilerMissing, ValueError, TypeError, OSError):
+        return None
+    return None if r.sm80.ok else f"does not compile for a GPU: {r.sm80.error}"
+
+
+def run_public(
+    kernel, name: str | None = None, cells: list[str] | None = None, gate_why: str | None = None
+) -> tuple:
     """Run a kernel on its public cases; returns (part, verdicts).
 
     Args:
@@ -101,12 +119,14 @@ def run_public(kernel, name: str | None = None, cells: list[str] | None = None) 
         name: The exercise kernel it answers (default: the function's name).
         cells: The notebook's code as run so far; with it, the kernel first goes through the
             same check and compile gate as in ``pdc grade``.
+        gate_why: Without cells, why the kernel does not compile (None: it does).
     """
     fn = sim.kernel_function(kernel)
     name = name or fn.__name__
     ex, part = exs.find_part(name)
     problems = _static_problems(fn, ex)
-    gate_why = gate_problem(ex, part, cells) if cells is not None and not problems else None
+    if cells is not None and not problems:
+        gate_why = gate_problem(ex, part, cells)
     cases = exs.public_cases(part)
     expected = [part.reference(c.args) for c in cases]
     results = []
@@ -192,12 +212,18 @@ def check(kernel, name: str | None = None, *, show=None) -> None:
     _, plugin = exs.find_part(name, plugins=True)
     if plugin.checker is not None:  # a part that checks itself (the ring handler)
         plugin.checker(kernel)
+        print(PUBLIC_ONLY)
         from pdc.ptx.resources import ring_check_line
 
         print(ring_check_line(kernel))
         return
     cells, path = notebook_session()
-    part, verdicts = run_public(kernel, name, cells)
+    gate_why = None
+    if cells is not None and name not in source.definitions(cells):
+        cells = None  # no history of the cells that defined it: ask numba about the object
+    if cells is None:
+        gate_why = live_gate_problem(kernel, exs.find_part(name)[1])
+    part, verdicts = run_public(kernel, name, cells, gate_why)
     print(summary(part, verdicts))
     print(PUBLIC_ONLY)
     if (warning := unsaved_warning(fn, part.name, path)) is not None:
