@@ -49,3 +49,15 @@ def test_grade_command_in_workflow_parses():
 
     args = _parser().parse_args([".", "--json", "../results.json", "--junit", "../junit.xml"])
     assert args.json.name == "results.json" and args.junit.name == "junit.xml"
+
+
+def test_guide_and_workflow_name_eleven_exercises_and_who_controls_the_grade():
+    from pdc.grade import exercises as exs
+
+    guide = (WORKFLOW.parents[1] / "INSTRUCTOR.md").read_text()
+    text = WORKFLOW.read_text()
+    assert len(exs.ALL_KEYS) == 11
+    for doc in (guide, text):
+        assert "eleven" in doc and " six " not in doc
+    assert "a student can edit it" in text and "a student can edit it" in guide
+    assert "pdc grade --class submissions/" in guide and "strategy:" in guide

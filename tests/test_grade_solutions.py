@@ -95,9 +95,10 @@ def test_student_versions_score_nothing(tmp_path):
         assert "differs at" in public.output
 
 
-def test_missing_path_is_a_usage_error(tmp_path, capsys):
-    assert grade_main([str(tmp_path / "nope")]) == 2
-    assert "expected a notebook or folder" in capsys.readouterr().err
+def test_missing_path_scores_zero_and_is_reported(tmp_path, capsys):
+    # A missing PATH no longer stops the batch (exit 2): it scores 0 with the reason (exit 1).
+    assert grade_main([str(tmp_path / "nope"), "-e", "01_elementwise"]) == 1
+    assert "no such notebook or folder" in capsys.readouterr().out
 
 
 def test_missing_notebook_scores_zero_with_reason(tmp_path):

@@ -10,6 +10,8 @@ from pdc.grade import exercises as exs
 from pdc.grade import source
 
 ROOT = Path(__file__).resolve().parents[1]
+#: What a notebook imports before its kernels: the grader supplies none of it.
+IMPORTS = "import math\nimport numpy as np\nimport numba\nfrom numba import cuda, float32\n"
 
 GOOD = """
 @cuda.jit(device=True)
@@ -27,7 +29,7 @@ def k(x, out):
 
 
 def test_extracts_kernel_device_functions_and_constants():
-    ext = source.extract(["TPB = 4\nSCALE = 2.5\nimport os", GOOD], ["k"], {"TPB": 8})
+    ext = source.extract([IMPORTS, "TPB = 4\nSCALE = 2.5\nimport os", GOOD], ["k"], {"TPB": 8})
     assert ext.problems == {}
     assert set(ext.functions) == {"k", "clamp"}
     assert ext.constants["TPB"] == 8 and ext.constants["SCALE"] == 2.5
@@ -35,7 +37,8 @@ def test_extracts_kernel_device_functions_and_constants():
 
 
 def test_later_definition_wins():
-    ext = source.extract(["def k(x):\n    x[0] = 1", "def k(x):\n    x[0] = 2"], ["k"], {})
+    cells = [IMPORTS, "@cuda.jit\ndef k(x):\n    x[0] = 1", "@cuda.jit\ndef k(x):\n    x[0] = 2"]
+    ext = source.extract(cells, ["k"], {})
     assert "x[0] = 2" in ext.functions["k"]
 
 
@@ -60,13 +63,13 @@ def test_later_definition_wins():
     ],
 )
 def test_rejects_what_a_cuda_kernel_cannot_contain(body, why):
-    ext = source.extract([f"def k(x):\n    {body}\n"], ["k"], {})
+    ext = source.extract([IMPORTS, f"@cuda.jit\ndef k(x):\n    {body}\n"], ["k"], {})
     assert why in ext.problems["k"], ext.problems
 
 
 def test_problem_in_device_function_rejects_kernel():
-    src = "def device_fn(x):\n    import os\n\ndef k(x):\n    device_fn(x)\n"
-    ext = source.extract([src], ["k"], {})
+    src = "def device_fn(x):\n    import os\n\n@cuda.jit\ndef k(x):\n    device_fn(x)\n"
+    ext = source.extract([IMPORTS, src], ["k"], {})
     assert "device_fn: line 2: import" in ext.problems["k"]
 
 
@@ -79,7 +82,7 @@ def test_magics_and_syntax_errors_are_skipped(tmp_path):
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_code_cell("%timeit 1\n!ls\ndef k(x):\n    x[0] = 1"),
+        nbformat.v4.new_code_cell(IMPORTS + "%timeit 1\n!ls\n@cuda.jit\ndef k(x):\n    x[0] = 1"),
         nbformat.v4.new_code_cell("this is not python"),
     ]
     nbformat.write(nb, tmp_path / "n.ipynb")
@@ -125,10 +128,12 @@ def test_names_imported_from_kernel_modules_are_spelled_as_module_paths():
         "from os import system\nimport numpy as cuda",
         "@nc.jit\ndef k(x, out):\n    i = grid(1)\n    root = 2.0\n    out[i] = x[i] * root\n"
         "    out[i] = nc.fma(out[i], 1.0, 0.0)",
-        "@cuda.jit\ndef j(x, out):\n    out[0] = root(x[0])",
-        "@cuda.jit\ndef s(x, out):\n    out[0] = system('true')",
+        "@nc.jit\ndef j(x, out):\n    out[0] = root(x[0])",
+        "@nc.jit\ndef s(x, out):\n    out[0] = system('true')",
+        "@cuda.jit\ndef w(x, out):\n    out[0] = x[0]",  # `cuda` is numpy here
     ]
-    ext = source.extract(cells, ["k", "j", "s"], {})
+    ext = source.extract(cells, ["k", "j", "s", "w"], {})
+    assert "the decorator @cuda.jit" in ext.problems["w"]
     k = ext.functions["k"]
     assert "cuda.grid(1)" in k and "cuda.fma(" in k and ext.device["k"] == "kernel"
     assert "x[i] * root" in k  # a local named like an import stays the local

@@ -243,9 +243,13 @@ def test_kernels_see_no_counters():
     assert "AttributeError" in rep.findings["error"]["examples"][0]
 
 
+#: What a notebook imports before its kernels: the grader supplies none of it.
+IMPORTS = "import math\nimport numpy as np\nimport numba\nfrom numba import cuda, float32\n"
+
+
 def _problems(body: str, consts=None) -> list[str]:
-    src = "def k(x, out):\n" + "\n".join("    " + line for line in body.splitlines()) + "\n"
-    return source.extract([src], ["k"], consts or {}).problems.get("k", "").split("; ")
+    src = "@cuda.jit\ndef k(x, out):\n" + "\n".join("    " + ln for ln in body.splitlines()) + "\n"
+    return source.extract([IMPORTS, src], ["k"], consts or {}).problems.get("k", "").split("; ")
 
 
 @pytest.mark.parametrize(
@@ -262,7 +266,7 @@ def test_module_names_cannot_be_rebound(body):
 
 
 def test_module_name_as_parameter_is_refused():
-    ext = source.extract(["def k(x, np):\n    np[0] = x[0]\n"], ["k"], {})
+    ext = source.extract([IMPORTS, "@cuda.jit\ndef k(x, np):\n    np[0] = x[0]\n"], ["k"], {})
     assert "rebinding the module name 'np'" in ext.problems["k"]
 
 
@@ -286,7 +290,7 @@ def test_derived_constants_and_functional_jit():
         "def _clamp(v, hi):\n    return min(max(v, 0), hi)\n\nclamp = cuda.jit(device=True)(_clamp)\n",
         "@cuda.jit\ndef k(x, out):\n    out[0] = x[clamp(AREA, 3)]\n",
     ]
-    ext = source.extract(cells, ["k"], {"TILE": 16})
+    ext = source.extract([IMPORTS, *cells], ["k"], {"TILE": 16})
     assert ext.problems == {}
     assert ext.constants["HALO"] == 20 and ext.constants["AREA"] == 400
     assert ext.aliases == {"clamp": ("_clamp", "device")}
@@ -301,23 +305,23 @@ def test_device_function_with_constant_defaults():
         "@cuda.jit(device=True)\ndef scaled(v, k=2, off=-1.5):\n    return v * k + off\n",
         "@cuda.jit\ndef k(x, out):\n    out[0] = scaled(x[0])\n    out[1] = scaled(x[0], k=3)\n",
     ]
-    ext = source.extract(cells, ["k"], {})
+    ext = source.extract([IMPORTS, *cells], ["k"], {})
     assert ext.problems == {}
     g = source.build(ext.functions, ext.constants, ext.aliases)
     out = np.zeros(2, np.float32)
     sim.launch(g["k"], 1, 1, (np.full(1, 2.0, np.float32), out))
     assert out.tolist() == [2.5, 4.5]
-    not_constant = "def h(v, f=open):\n    return v\n\n\ndef k(x):\n    x[0] = h(1)\n"
-    bad = source.extract([not_constant], ["k"], {})
+    not_constant = "def h(v, f=open):\n    return v\n\n\n@cuda.jit\ndef k(x):\n    x[0] = h(1)\n"
+    bad = source.extract([IMPORTS, not_constant], ["k"], {})
     assert "a default argument other than a number or a constant" in bad.problems["k"]
 
 
 def test_long_tuple_constants_are_constants():
     cells = [
         "STRIDES = (64, 32, 16, 8, 4, 2, 1)\n",
-        "def k(x):\n    for s in STRIDES:\n        x[0] += s\n",
+        "@cuda.jit\ndef k(x):\n    for s in STRIDES:\n        x[0] += s\n",
     ]
-    ext = source.extract(cells, ["k"], {})
+    ext = source.extract([IMPORTS, *cells], ["k"], {})
     assert ext.problems == {} and ext.constants["STRIDES"] == (64, 32, 16, 8, 4, 2, 1)
 
 
@@ -335,7 +339,7 @@ def test_kernel_bound_to_another_name_is_graded_as_that_kernel():
         "@cuda.jit\ndef k_v2(x, out):\n    out[0] = x[0] + N\n",
         "TPB = 4\nN = TPB\nk = k_v2\n",  # the name now means the new kernel, as in Python
     ]
-    ext = source.extract(cells, ["k"], {})
+    ext = source.extract([IMPORTS, *cells], ["k"], {})
     assert ext.problems == {} and ext.constants["N"] == 4
     assert ext.aliases == {"k": ("k_v2", "same")}
     text = gate.module_text(ext, "k")
@@ -344,7 +348,9 @@ def test_kernel_bound_to_another_name_is_graded_as_that_kernel():
     out = np.zeros(1, np.float32)
     sim.launch(g["k"], 1, 1, (np.ones(1, np.float32), out))
     assert out[0] == 5.0
-    later = source.extract([*cells, "@cuda.jit\ndef k(x, out):\n    out[0] = 7.0\n"], ["k"], {})
+    later = source.extract(
+        [IMPORTS, *cells, "@cuda.jit\ndef k(x, out):\n    out[0] = 7.0\n"], ["k"], {}
+    )
     assert later.aliases == {} and "7.0" in later.functions["k"]  # a later def wins again
 
 

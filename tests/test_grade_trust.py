@@ -96,6 +96,10 @@ def _notebook(tmp_path, kernel_src, name="01_elementwise"):
 
 def test_memory_hog_fails_without_hurting_the_grader(tmp_path):
     src = """
+from numba import cuda, float64
+
+
+@cuda.jit
 def multiply(a, b, out):
     big = cuda.local.array(2000000000, float64)
     out[0] = big[0]
@@ -109,6 +113,10 @@ def multiply(a, b, out):
 
 def test_prints_and_grader_patches_stay_in_the_child(tmp_path):
     src = """
+from numba import cuda, float64
+
+
+@cuda.jit
 def multiply(a, b, out):
     i = cuda.grid(1)
     print("score: 100")
@@ -134,6 +142,10 @@ def test_hidden_cases_change_between_runs():
 
 def test_hidden_quality_feedback_has_no_numbers(tmp_path):
     src = """
+from numba import cuda, float64
+
+
+@cuda.jit
 def multiply(a, b, out):
     i = cuda.grid(1)
     if out.size == 1000 or out.size == 256 or out.size == 1:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import textwrap
+from pathlib import Path
 
 import numpy as np
 
@@ -35,18 +37,105 @@ def _static_problems(fn, ex) -> list[str]:
     return source.check_function(node, known)
 
 
-def run_public(kernel, name: str | None = None) -> tuple:
-    """Run a kernel on its public cases; returns (part, verdicts)."""
+def notebook_session() -> tuple[list[str] | None, Path | None]:
+    """The cells this IPython session ran, in order, and the notebook file it belongs to.
+
+    (None, None) outside IPython. The cells are IPython's own record of what it executed
+    (``In``, already converted to Python), the same view ``pdc grade`` takes of a saved
+    notebook.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None, None
+    ip = get_ipython()
+    if ip is None:
+        return None, None
+    cells = [c for c in ip.user_ns.get("In", [])[1:] if isinstance(c, str)]
+    path = ip.user_ns.get("__session__") or ip.user_ns.get("__vsc_ipynb_file__")
+    path = path or os.environ.get("JPY_SESSION_NAME")
+    nb = Path(path) if path and str(path).endswith(".ipynb") else None
+    return cells, nb if nb is not None and nb.is_file() else None
+
+
+def gate_problem(ex, part, cells: list[str]) -> str | None:
+    """What ``pdc grade`` says before simulating: rejected, or does not compile for a GPU."""
+    from pdc.grade import gate
+
+    ext = source.extract(cells, [part.name], ex.constants)
+    if part.name in ext.problems:
+        return f"rejected: {ext.problems[part.name]}"
+    args = list(exs.public_cases(part)[0].args.values())
+    error = gate.check_compiles([(part.name, gate.module_text(ext, part.name), part.name, args)])
+    why = error.get(part.name)
+    return f"does not compile for a GPU: {why}" if why else None
+
+
+def unsaved_warning(fn, name: str, path: Path | None) -> str | None:
+    """A warning when the saved notebook does not hold the kernel just checked."""
+    if path is None:
+        return None
+    from pdc.grade import notebook
+
+    node: ast.FunctionDef | None = None
+    live: ast.FunctionDef | None = None
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+        live = next(n for n in pyast.parse(src).body if isinstance(n, ast.FunctionDef))
+        node = source.definitions(notebook.notebook_cells(path)).get(name)
+    except (OSError, TypeError, SyntaxError, StopIteration, ValueError):
+        pass
+    if live is None or (node is not None and ast.dump(node) == ast.dump(live)):
+        return None  # the same kernel (or no source here to compare)
+    return (
+        f"warning: {path.name} on disk does not hold this version of {name} (unsaved edits?): "
+        "pdc grade reads the saved file, so save (Ctrl+S) before you submit"
+    )
+
+
+def live_gate_problem(kernel, part) -> str | None:
+    """numba's verdict on the kernel object itself, when the session kept no history.
+
+    (A kernel run without history, as by a test runner, has no cells to rebuild it from.)
+    """
+    from pdc.ptx.build import CompilerMissing
+    from pdc.ptx.resources import resources
+
+    case = exs.public_cases(part)[0]
+    try:
+        r = resources(kernel, *case.args.values(), block=tuple(case.block))
+    except (CompilerMissing, ValueError, TypeError, OSError):
+        return None
+    return None if r.sm80.ok else f"does not compile for a GPU: {r.sm80.error}"
+
+
+def run_public(
+    kernel, name: str | None = None, cells: list[str] | None = None, gate_why: str | None = None
+) -> tuple:
+    """Run a kernel on its public cases; returns (part, verdicts).
+
+    Args:
+        kernel: The kernel (or its Python function).
+        name: The exercise kernel it answers (default: the function's name).
+        cells: The notebook's code as run so far; with it, the kernel first goes through the
+            same check and compile gate as in ``pdc grade``.
+        gate_why: Without cells, why the kernel does not compile (None: it does).
+    """
     fn = sim.kernel_function(kernel)
     name = name or fn.__name__
     ex, part = exs.find_part(name)
     problems = _static_problems(fn, ex)
+    if cells is not None and not problems:
+        gate_why = gate_problem(ex, part, cells)
     cases = exs.public_cases(part)
     expected = [part.reference(c.args) for c in cases]
     results = []
     for c in cases:
         if problems:
             results.append(CaseResult(c, failure="rejected: " + "; ".join(problems[:3])))
+            continue
+        if gate_why:
+            results.append(CaseResult(c, failure=gate_why))
             continue
         args = [v.copy() if isinstance(v, np.ndarray) else v for v in c.args.values()]
         rep = sim.launch(fn, c.grid, c.block, args, list(c.args), schedules=2)
@@ -60,6 +149,7 @@ def run_public(kernel, name: str | None = None) -> tuple:
     return public_part, judge(public_part, results, expected)
 
 
+PUBLIC_ONLY = "public cases only: the grader also runs hidden cases (pdc grade)"
 _SHOWS = ("access", "banks")
 
 
@@ -122,12 +212,22 @@ def check(kernel, name: str | None = None, *, show=None) -> None:
     _, plugin = exs.find_part(name, plugins=True)
     if plugin.checker is not None:  # a part that checks itself (the ring handler)
         plugin.checker(kernel)
+        print(PUBLIC_ONLY)
         from pdc.ptx.resources import ring_check_line
 
         print(ring_check_line(kernel))
         return
-    part, verdicts = run_public(kernel, name)
+    cells, path = notebook_session()
+    gate_why = None
+    if cells is not None and name not in source.definitions(cells):
+        cells = None  # no history of the cells that defined it: ask numba about the object
+    if cells is None:
+        gate_why = live_gate_problem(kernel, exs.find_part(name)[1])
+    part, verdicts = run_public(kernel, name, cells, gate_why)
     print(summary(part, verdicts))
+    print(PUBLIC_ONLY)
+    if (warning := unsaved_warning(fn, part.name, path)) is not None:
+        print(warning)
     from pdc.ptx.resources import check_line
 
     print(check_line(kernel, part.name))

@@ -1,7 +1,8 @@
-"""``pdc grade``: grade submission notebooks or folders, print a table, write reports.
+"""``pdc grade``: grade submission notebooks or folders, print scores, write reports.
 
-The exit status says whether grading ran (0), not the score; 2 means bad arguments or a
-missing path. Scores go to the table, ``--json`` (Gradescope), ``--junit`` and ``--csv``.
+``pdc grade PATH...`` grades each PATH (a notebook, or a student's folder); ``--class DIR``
+adds every sub-folder of DIR. ``--shard i/n`` keeps the i-th of n equal shares, and
+``pdc grade merge DIR...`` combines the ``--out-dir`` folders of the shards.
 """
 
 from __future__ import annotations
@@ -10,14 +11,34 @@ import argparse
 import sys
 from pathlib import Path
 
+EXIT_STATUS = """\
+exit status:
+  0  every submission was graded (whatever its scores)
+  1  every submission was graded, but at least one notebook could not be read (empty, cut
+     short, not a notebook) or a PATH does not exist: that exercise scores 0 with the reason,
+     and every report and the CSV are written all the same
+  2  the command itself is wrong (unknown option or exercise, bad --shard): nothing graded
+"""
+
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="pdc grade",
         description="Grade exercise notebooks. Each PATH is one submission: a notebook, or a "
-        "folder holding one notebook per exercise (01_elementwise.ipynb, ...).",
+        "folder (searched with its sub-folders) holding one notebook per exercise "
+        "(01_elementwise.ipynb, ...). `pdc grade merge DIR...` combines shards.",
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ap.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    ap.add_argument(
+        "--class",
+        dest="class_dirs",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="grade every sub-folder of DIR as one student's submission (repeatable)",
+    )
     ap.add_argument(
         "-e",
         "--exercise",
@@ -34,57 +55,134 @@ def _parser() -> argparse.ArgumentParser:
         "--out-dir",
         type=Path,
         metavar="DIR",
-        help="write DIR/NAME/results.json and junit.xml for every submission",
+        help="write DIR/NAME/results.json, junit.xml and submission.json for every submission",
     )
-    ap.add_argument("--seed", type=int, help="seed for hidden cases (default: fresh each run)")
+    ap.add_argument(
+        "--report", type=Path, metavar="FILE", help="write the class report (HTML, works offline)"
+    )
+    ap.add_argument(
+        "--seed",
+        type=int,
+        help="seed for hidden cases (default: a fresh one, recorded in results.json and the "
+        "CSV; pass it again to re-grade exactly)",
+    )
     ap.add_argument(
         "--timeout", type=float, default=None, help="seconds one kernel's run may take (default 30)"
     )
-    ap.add_argument("--jobs", type=int, help="kernels graded at once (default: CPUs, max 4)")
+    ap.add_argument("--jobs", type=int, help="kernels graded at once (default: the CPU count)")
+    ap.add_argument("--shard", metavar="i/n", help="grade only the i-th of n shares of the PATHs")
     ap.add_argument("--no-hidden", action="store_true", help="public cases only")
-    ap.add_argument("-q", "--quiet", action="store_true", help="totals only, no details")
+    ap.add_argument("-q", "--quiet", action="store_true", help="one line per submission")
     return ap
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run ``pdc grade``; returns the exit status."""
-    args = _parser().parse_args(argv)
-    from pdc.grade import report
-    from pdc.grade.grader import DEFAULT_TIMEOUT_S, grade
+def _merge_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="pdc grade merge",
+        description="Combine the --out-dir folders of `pdc grade --shard` runs into one CSV "
+        "and one class report.",
+    )
+    ap.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
+    ap.add_argument("--csv", type=Path, metavar="FILE", help="write the class CSV")
+    ap.add_argument("--report", type=Path, metavar="FILE", help="write the class report (HTML)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="totals only")
+    return ap
 
-    if len(args.paths) > 1 and (args.json or args.junit):
+
+def _finish(subs, csv_path, report_path, quiet) -> None:
+    from pdc.grade import batch, classreport
+
+    if csv_path:
+        csv_path.parent.mkdir(parents=True, exist_ok=True)
+        csv_path.write_text(batch.scores_csv(subs))
+        print(f"wrote {csv_path}")
+    if report_path:
+        report_path.parent.mkdir(parents=True, exist_ok=True)
+        report_path.write_text(classreport.html_page(subs))
+        print(f"wrote {report_path}")
+
+
+def merge(argv: list[str]) -> int:
+    """Run ``pdc grade merge``; returns the exit status."""
+    args = _merge_parser().parse_args(argv)
+    from pdc.grade import batch
+
+    try:
+        subs = batch.read_outputs(args.dirs)
+    except (FileNotFoundError, ValueError) as e:
+        print(f"pdc grade merge: {e}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        for sub in subs:
+            print(batch.one_line(sub))
+    print(f"{len(subs)} submissions from {len(args.dirs)} folders")
+    _finish(subs, args.csv, args.report, args.quiet)
+    return 1 if any(s.unreadable for s in subs) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``pdc grade``; returns the exit status (see ``pdc grade --help``)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["merge"]:
+        return merge(argv[1:])
+    ap = _parser()
+    args = ap.parse_args(argv)
+    from pdc.grade import batch, report
+    from pdc.grade import exercises as exs
+    from pdc.grade.grader import DEFAULT_TIMEOUT_S
+
+    paths = list(args.paths)
+    try:
+        for d in args.class_dirs or []:
+            paths += batch.class_folders(d)
+        bad = [k for k in args.exercise or [] if k not in exs.ALL_KEYS]
+        if bad:
+            raise ValueError(f"expected an exercise in {list(exs.ALL_KEYS)}, got {bad[0]!r}")
+        if args.shard:
+            paths = batch.shard(paths, *batch.parse_shard(args.shard))
+    except (FileNotFoundError, ValueError) as e:
+        print(f"pdc grade: {e}", file=sys.stderr)
+        return 2
+    if not paths and not args.shard:
+        ap.print_usage(sys.stderr)
+        print("pdc grade: expected at least one PATH or --class DIR", file=sys.stderr)
+        return 2
+    if len(paths) > 1 and (args.json or args.junit):
         print("pdc grade: --json/--junit take one PATH; use --out-dir for several", file=sys.stderr)
         return 2
-    subs = []
-    for path in args.paths:
-        try:
-            sub = grade(
-                path,
-                only=args.exercise,
-                seed=args.seed,
-                timeout=args.timeout or DEFAULT_TIMEOUT_S,
-                jobs=args.jobs,
-                hidden=not args.no_hidden,
-            )
-        except (FileNotFoundError, ValueError) as e:
-            print(f"pdc grade: {e}", file=sys.stderr)
-            return 2
-        subs.append(sub)
-        print(report.table(sub, details=not args.quiet))
-        print()
-        if args.out_dir:
-            d = args.out_dir / sub.name
-            d.mkdir(parents=True, exist_ok=True)
-            report.write_json(sub, d / "results.json")
-            (d / "junit.xml").write_text(report.junit(sub))
-    if args.json:
-        report.write_json(subs[0], args.json)
-    if args.junit:
+
+    def done(sub) -> None:
+        if args.quiet:
+            print(batch.one_line(sub), flush=True)
+        else:
+            print(report.table(sub, details=True))
+            if sub.seed is not None:
+                print(f"hidden-case seed {sub.seed}")
+            print(flush=True)
+        if args.out_dir:  # written as each student finishes: a killed run keeps them
+            batch.write_outputs(sub, args.out_dir / sub.name)
+
+    subs = batch.grade_all(
+        paths,
+        jobs=args.jobs,
+        on_done=done,
+        only=args.exercise,
+        seed=args.seed,
+        timeout=args.timeout or DEFAULT_TIMEOUT_S,
+        hidden=not args.no_hidden,
+    )
+    if args.json and subs:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        import json
+
+        args.json.write_text(json.dumps(batch.results_json(subs[0]), indent=2))
+    if args.junit and subs:
         args.junit.write_text(report.junit(subs[0]))
-    if args.csv:
-        args.csv.write_text(report.scores_csv(subs))
-        print(f"wrote {args.csv}")
-    return 0
+    if args.quiet and len(subs) > 1:
+        unread = sum(bool(s.unreadable) for s in subs)
+        print(f"{len(subs)} submissions graded; {unread} with a file that could not be read")
+    _finish(subs, args.csv, args.report, args.quiet)
+    return 1 if any(s.unreadable for s in subs) else 0
 
 
 if __name__ == "__main__":

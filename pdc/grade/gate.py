@@ -5,50 +5,41 @@ at run time, a helper without ``@cuda.jit(device=True)``, ``@`` on local arrays.
 graded kernel, with the device functions and constants the grader extracted, is written out
 as a module and compiled by numba-cuda for sm_80 with the argument types of the exercise's
 public cases (pdc.ptx, in a separate process, no GPU needed). One process compiles every
-kernel of a submission. Only code that already passed pdc.grade.source reaches the module,
-and the module's imports and decorators are written here, not copied from the notebook.
+kernel of a submission. Only code that already passed pdc.grade.source reaches the module:
+the notebook's own imports of the modules kernels may use, and its decorators as written
+(checked to be jit decorators with constant or type arguments), so what numba refuses in
+the notebook it refuses here.
 """
 
 from __future__ import annotations
 
-import hashlib
+import json
+import os
+import re
 
-from pdc.grade.source import DTYPE_NAMES, Extracted
+from pdc.grade.source import Extracted
 
 CC = (8, 0)
 COMPILE_TIMEOUT_S = 300.0
 
-_HEADER = (
-    "import math\n"
-    "import numpy\n"
-    "import numpy as np\n"
-    "import numba\n"
-    "from numba import cuda\n"
-    "from numba import {dtypes}\n"
-)
-_DECORATORS = {"device": "@cuda.jit(device=True)\n", "kernel": "@cuda.jit\n", "python": ""}
 _CACHE: dict[str, tuple[bool, str]] = {}  # module text + types -> (ok, error), this process
 
 
 def module_text(ext: Extracted, kernel: str) -> str:
-    """A module defining ``kernel`` as numba would see it in the submission's notebook."""
-    import numba
+    """A module defining ``kernel`` as the submission's notebook does, for numba to compile.
 
-    dtypes = ", ".join(n for n in DTYPE_NAMES if hasattr(numba, n))
-    lines = [_HEADER.format(dtypes=dtypes)]
+    It holds the notebook's imports of math, numpy, numba and numba.cuda (nothing more, and
+    nothing it did not import), the constants, and the kernel and the functions it calls
+    with their decorators exactly as written.
+    """
+    from pdc.grade.imports import statement
+
+    code = [*ext.written.values(), *(ext.alias_src[name] for name in ext.aliases)]
+    used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(code)))
+    # The imports the code uses (a stray import elsewhere in the notebook is no concern here).
+    lines = [statement(name, path) for name, path in ext.imports.items() if name in used]
     lines += [f"{k} = {v!r}" for k, v in ext.constants.items()]
-    lines.append("")
-    target, how = ext.aliases.get(kernel, (kernel, "same"))
-    graded = target if how == "same" else kernel  # `kernel = other` grades other as a kernel
-    for name, src in ext.functions.items():
-        kind = "kernel" if name in (kernel, graded) else ext.device.get(name, "python")
-        lines.append(_DECORATORS[kind] + src)
-    for name, (target, kind) in ext.aliases.items():
-        if kind == "same":
-            lines.append(f"{name} = {target}")
-            continue
-        jit = "cuda.jit(device=True)" if kind == "device" else "cuda.jit"
-        lines.append(f"{name} = {jit}({target})")
+    lines += ["", *code]
     return "\n".join(lines) + "\n"
 
 
@@ -60,13 +51,17 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
         When NVIDIA's compiler is not installed, every key maps to None (no gate).
     """
     from pdc.ptx import CompilerMissing, compile_many, describe
+    from pdc.ptx.compile import _cache_dir, cache_key
 
     out: dict[str, str | None] = {}
     todo, memo = [], {}
     for key, text, kernel, args in jobs:
-        sig = repr([describe(a)[:3] if not isinstance(a, str) else a for a in args])
-        h = hashlib.sha256(f"{text}\0{kernel}\0{sig}".encode()).hexdigest()
+        descs = [describe(a) for a in args]
+        # numba-cuda's version is in the key; so is this gate's, for the worker's rules.
+        h = cache_key(f"{text}\0{_VERSION}", kernel, descs, CC)
         memo[key] = h
+        if h not in _CACHE and (hit := _read_disk(_cache_dir() / f"gate-{h}.json")):
+            _CACHE[h] = hit
         if h not in _CACHE:
             todo.append((h, text, kernel, args))
     if todo:
@@ -76,7 +71,30 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
             return {key: None for key, *_ in jobs}
         for (h, *_), b in zip(todo, builds):
             _CACHE[h] = (bool(b.ok), b.error or "numba could not compile it")
+            if b.ok or b.error:  # a batch cut short by its timeout is not remembered
+                _write_disk(_cache_dir() / f"gate-{h}.json", _CACHE[h])
     for key, h in memo.items():
         ok, error = _CACHE[h]
         out[key] = None if ok else error
     return out
+
+
+_VERSION = "2"  # bump when what the gate accepts changes (pdc.ptx.worker's rules)
+
+
+def _read_disk(path) -> tuple[bool, str] | None:
+    try:
+        d = json.loads(path.read_text())
+        return bool(d["ok"]), str(d["error"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_disk(path, result: tuple[bool, str]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"ok": result[0], "error": result[1]}))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs time

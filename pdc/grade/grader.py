@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from pdc.grade import exercises as exs
-from pdc.grade import sandbox, simreport, source
+from pdc.grade import notebook, sandbox, simreport, source
 from pdc.grade.judge import CaseResult, Verdict, judge
 from pdc.grade.sim import FINDING_KINDS, Dim3, LaunchReport
 
@@ -75,6 +75,8 @@ class Submission:
     parts: list = field(default_factory=list)
     seconds: float = 0.0
     warnings: list = field(default_factory=list)
+    unreadable: list = field(default_factory=list)  # notebooks that could not be read
+    seed: int | None = None  # the hidden cases' seed (None: public cases only)
 
     @property
     def score(self) -> float:
@@ -272,34 +274,8 @@ def _run_child(part, cases, ext, timeout, gpu):
 
 
 def find_notebooks(path: Path, warnings: list | None = None) -> dict:
-    """Exercise key -> notebook path, for a notebook or a folder of notebooks.
-
-    In a folder, ``<key>.ipynb`` is the notebook for ``key``; without one, a single other
-    candidate (named after the key, or saying so in its metadata) is taken. Every candidate
-    left out, and a guess among several, is reported in ``warnings``.
-    """
-    paths = [path] if path.is_file() else sorted(path.glob("*.ipynb"))
-    candidates: dict[str, list[Path]] = {}
-    for p in paths:
-        key = None
-        try:
-            key = source.read_notebook(p).metadata.get("pdc", {}).get("exercise")
-        except Exception:  # an unreadable notebook: fall back to its name
-            key = None
-        if key is None:
-            key = next((k for k in exs.ALL_KEYS if p.name.startswith(k)), None)
-        if key in exs.ALL_KEYS:
-            candidates.setdefault(key, []).append(p)
-    found = {}
-    for key, ps in candidates.items():
-        exact = [p for p in ps if p.name == f"{key}.ipynb"]
-        chosen = exact[0] if exact else ps[0]
-        found[key] = chosen
-        others = [p.name for p in ps if p != chosen]
-        if others and warnings is not None:
-            how = "the exact name" if exact else "a guess: rename the one to grade"
-            warnings.append(f"{key}: graded {chosen.name} ({how}); ignored {', '.join(others)}")
-    return found
+    """Exercise key -> notebook path (see pdc.grade.notebook.find_notebooks)."""
+    return notebook.find_notebooks(path, exs.ALL_KEYS, warnings)
 
 
 def grade(
@@ -336,6 +312,9 @@ def grade(
         raise FileNotFoundError(f"[grade] expected a notebook or folder, got missing {path}")
     t0 = time.perf_counter()
     sub = Submission(path.stem if path.is_file() else path.name, str(path))
+    if hidden and seed is None:
+        seed = secrets.randbits(63)  # one seed per submission, recorded for a re-grade
+    sub.seed = seed if hidden else None
     found = find_notebooks(path, sub.warnings)
     keys = only or (list(found) if path.is_file() else list(exs.ALL_KEYS))
     tasks = []
@@ -349,7 +328,15 @@ def grade(
                     continue
                 sub.parts.append(_missing(ex, part, f"no notebook for {key} in {path}"))
             continue
-        cells = source.notebook_cells(found[key])
+        try:
+            cells = notebook.notebook_cells(found[key])
+        except notebook.NotebookError as e:  # this exercise scores 0; the others go on
+            sub.warnings.append(str(e))
+            sub.unreadable.append(str(found[key]))
+            for part in ex.parts:
+                if not kernels or part.name in kernels:
+                    sub.parts.append(_missing(ex, part, str(e)))
+            continue
         tasks += [(ex, part, cells) for part in ex.parts if not kernels or part.name in kernels]
     workers = jobs or min(4, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers + 1) as pool:
@@ -372,6 +359,14 @@ def grade(
 
 
 def _grade_task(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds=()):
+    """Grade one kernel; a failure of the grader itself scores that kernel 0, with the reason."""
+    try:
+        return _grade_one(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds)
+    except Exception as e:  # one kernel must never stop the submission or the class
+        return _missing(ex, part, f"could not be graded ({type(e).__name__}: {e})"[:500])
+
+
+def _grade_one(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds=()):
     grade_fn = part.runner or run_part
     kwargs = {"compiled": compiled} if part.runner is None else {}
     return grade_fn(

@@ -14,6 +14,8 @@ GPU is decided by numba itself (pdc.grade.gate), not here.
 from __future__ import annotations
 
 import ast
+import copy
+import functools
 import math
 import types
 from collections.abc import Callable
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pdc import pyast
+from pdc.grade import imports as jitkinds
 from pdc.grade import spelling
 
 ALLOWED_BUILTINS = (
@@ -102,47 +105,53 @@ _ALLOWED_NODES = (
 class Extracted:
     """Kernel sources found in a notebook, ready to run in a child process."""
 
-    functions: dict = field(default_factory=dict)  # name -> source (decorators removed)
+    # name -> source the simulator runs (decorators removed; imported names spelled as
+    # module paths, pdc.grade.spelling)
+    functions: dict = field(default_factory=dict)
+    written: dict = field(default_factory=dict)  # name -> source as written, with decorators
     constants: dict = field(default_factory=dict)  # name -> literal value
-    device: dict = field(default_factory=dict)  # name -> how the notebook jits it (see _jit_kind)
+    device: dict = field(default_factory=dict)  # name -> jit kind (pdc.grade.imports.jit_kind)
     aliases: dict = field(default_factory=dict)  # name -> (function, jit kind): f = cuda.jit(g)
+    alias_src: dict = field(default_factory=dict)  # name -> the aliasing statement as written
+    imports: dict = field(default_factory=dict)  # name -> full path the notebook imported
     problems: dict = field(default_factory=dict)  # kernel name -> why it cannot be graded
 
 
 def read_notebook(path):
-    """Read a notebook as nbformat v4 without schema validation (slow on big outputs)."""
-    import nbformat
-    from nbformat import reader
+    """Read a notebook as nbformat v4 (see pdc.grade.notebook.read_notebook)."""
+    from pdc.grade import notebook
 
-    with open(path, encoding="utf-8") as f:
-        nb = reader.reads(f.read())
-    return nbformat.convert(nb, 4)
+    return notebook.read_notebook(path)
 
 
 def notebook_cells(path) -> list[str]:
-    """The code cells of a notebook, IPython magics and shell lines blanked out."""
-    nb = read_notebook(path)
-    cells = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        lines = [
-            "" if ln.lstrip().startswith(("%", "!")) else ln for ln in cell.source.splitlines()
-        ]
-        cells.append("\n".join(lines))
-    return cells
+    """The Python a top-to-bottom run of a notebook executes (pdc.grade.notebook)."""
+    from pdc.grade import notebook
+
+    return notebook.notebook_cells(path)
+
+
+#: How a notebook that imported the usual way names the modules (``import numpy as np``).
+USUAL_MODULES = {
+    "cuda": "numba.cuda",
+    "math": "math",
+    "numba": "numba",
+    "np": "numpy",
+    "numpy": "numpy",
+}
 
 
 class _Checker(ast.NodeVisitor):
-    def __init__(self, fn: ast.FunctionDef, known: set):
+    def __init__(self, fn: ast.FunctionDef, known: set, modules: dict):
         self.fn = fn
         self.known = known
+        self.modules = modules
         self.problems: list[str] = []
         self.locals = {a.arg for a in fn.args.args}
         for node in ast.walk(fn):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 self.locals.add(node.id)
-        for name in sorted(self.locals & set(MODULE_ROOTS)):
+        for name in sorted(self.locals & (set(modules) | set(MODULE_ROOTS))):
             # A local named like a module would be trusted as that module below.
             self.problems.append(f"rebinding the module name {name!r} cannot be used in a kernel")
 
@@ -194,10 +203,15 @@ class _Checker(ast.NodeVisitor):
         root = node.value
         while isinstance(root, ast.Attribute):
             root = root.value
-        rooted = isinstance(root, ast.Name) and root.id in MODULE_ROOTS
-        if rooted and root.id == "numba" and self._under_numba_cuda(node):
+        names = set(self.modules) | self.locals | self.known
+        if isinstance(root, ast.Name) and root.id not in names:
+            self.visit(root)  # a module the notebook never imported: say so by name
+            return
+        rooted = isinstance(root, ast.Name) and root.id in self.modules
+        module = self.modules.get(root.id) if isinstance(root, ast.Name) else None
+        if module == "numba" and self._under_numba_cuda(node):
             return  # numba.cuda.grid(1) is cuda.grid(1)
-        if rooted and root.id in ("np", "numpy", "numba") and node.attr not in DTYPE_NAMES:
+        if module in ("numpy", "numba") and node.attr not in DTYPE_NAMES:
             self.bad(node, f"{root.id}.{node.attr} (only dtypes such as {root.id}.float32)")
             return
         if not rooted and node.attr not in ARRAY_ATTRS:
@@ -226,9 +240,16 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def check_function(fn: ast.FunctionDef, known: set) -> list[str]:
-    """Problems that keep ``fn`` from being a CUDA kernel or device function ([] if none)."""
-    c = _Checker(fn, known)
+def check_function(fn: ast.FunctionDef, known: set, modules: dict | None = None) -> list[str]:
+    """Problems that keep ``fn`` from being a CUDA kernel or device function ([] if none).
+
+    Args:
+        fn: The function's syntax tree.
+        known: Names it may use besides its own locals (constants, device functions, ...).
+        modules: Name -> module (``{"np": "numpy"}``) for the module names it may use
+            (default: ``cuda``, ``math``, ``numba``, ``np``, ``numpy`` as usually imported).
+    """
+    c = _Checker(fn, known, USUAL_MODULES if modules is None else modules)
     c.visit(fn)
     return c.problems
 
@@ -295,40 +316,12 @@ def _evaluate(node, env: dict):
     return None
 
 
-_RESERVED = frozenset(MODULE_ROOTS) | frozenset(DTYPE_NAMES) | frozenset(ALLOWED_BUILTINS)
+def _first_line(fn: ast.FunctionDef) -> int:
+    return min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
 
 
-def _jit_call(node) -> str | None:
-    """Whether ``node`` is cuda.jit, cuda.jit(...) or numba.cuda.jit(...): "device", "kernel"."""
-    call = node if isinstance(node, ast.Call) else None
-    f = call.func if call is not None else node
-    dotted = []
-    while isinstance(f, ast.Attribute):
-        dotted.append(f.attr)
-        f = f.value
-    if not isinstance(f, ast.Name):
-        return None
-    dotted.append(f.id)
-    if ".".join(reversed(dotted)) not in ("cuda.jit", "numba.cuda.jit"):
-        return None
-    device = call is not None and any(
-        k.arg == "device" and isinstance(k.value, ast.Constant) and k.value.value is True
-        for k in call.keywords
-    )
-    return "device" if device else "kernel"
-
-
-def _jit_kind(fn: ast.FunctionDef) -> str:
-    """How a def is jitted in the notebook: "device", "kernel" or "python" (not at all)."""
-    for d in fn.decorator_list:
-        kind = _jit_call(d)
-        if kind:
-            return kind
-    return "python"
-
-
-def _alias(node) -> tuple[str, str, str] | None:
-    """(name, function, jit kind) for ``name = cuda.jit(device=True)(function)``.
+def _alias(node, imports: dict) -> tuple[str, str, str] | None:
+    """(name, function, kind) for ``name = cuda.jit(device=True)(function)`` or ``name = g``.
 
     A plain ``name = function`` gives the kind "same": ``name`` is the function as it is.
     """
@@ -342,8 +335,10 @@ def _alias(node) -> tuple[str, str, str] | None:
     arg = v.args[0]
     if not isinstance(arg, ast.Name) or v.keywords:
         return None
-    kind = _jit_call(v.func)  # cuda.jit(device=True)(g), or cuda.jit(g) for a kernel
-    return (t.id, arg.id, kind) if kind else None
+    kind, problem = jitkinds.jit_kind([v.func], imports)
+    if problem or kind == "python":
+        return None
+    return t.id, arg.id, kind
 
 
 def _bindings(node) -> list[tuple[str, ast.expr | None]]:
@@ -371,12 +366,102 @@ def _names_function(alias: tuple[str, str, str], defs: dict, aliases: dict) -> b
     return alias[2] != "same" or alias[1] in defs or alias[1] in aliases
 
 
+@functools.lru_cache(maxsize=4096)
+def _parse_cell(src: str) -> ast.Module | None:
+    """A cell's syntax tree, or None for a syntax error; parsed once, then shared.
+
+    Every kernel of a notebook is extracted from the same cells, and nothing here changes a
+    tree (the simulator's respelled copy is parsed anew), so one parse serves them all.
+    """
+    try:
+        return pyast.parse(src)
+    except SyntaxError:
+        return None
+
+
+class _Notebook:
+    """The names a top-to-bottom run of the cells leaves bound: functions, constants, imports."""
+
+    def __init__(self, cells: list[str], constants: dict):
+        self.defs: dict[str, ast.FunctionDef] = {}
+        self.srcs: dict[str, str] = {}
+        self.aliases: dict[str, tuple[str, str]] = {}
+        self.alias_src: dict[str, str] = {}
+        self.consts: dict = dict(constants)
+        self.imports: dict[str, str | None] = {}
+        for src in cells:
+            tree = _parse_cell(src)
+            if tree is None:
+                continue  # the cell would stop at its syntax error and define nothing
+            for node in tree.body:
+                self._statement(node, src, constants)
+
+    def _forget(self, name: str) -> None:
+        for table in (self.defs, self.aliases, self.consts, self.imports):
+            table.pop(name, None)
+
+    def _statement(self, node, src: str, constants: dict) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for name, path in jitkinds.bindings(node).items():
+                self._forget(name)  # an import rebinds the name, as when the cell runs
+                self.imports[name] = path
+            return
+        if isinstance(node, ast.FunctionDef):
+            self._forget(node.name)
+            if node.name not in ALLOWED_BUILTINS and not node.name.startswith("__"):
+                self.defs[node.name] = node
+                self.srcs[node.name] = src
+            return
+        if (bound := jitkinds.course_binding(node, self.imports)) is not None:
+            self._forget(bound[0])
+            self.imports[bound[0]] = bound[1]
+            return
+        al = _alias(node, self.imports)
+        if al is not None and _names_function(al, self.defs, self.aliases):
+            name, target, kind = al
+            self._forget(name)
+            if name not in ALLOWED_BUILTINS and not name.startswith("__") and name != target:
+                if kind == "same" and target in self.aliases:  # an alias of an alias
+                    target, kind = self.aliases[target]
+                self.aliases[name] = (target, kind)
+                self.alias_src[name] = ast.unparse(node)
+            return
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            for name, value in _bindings(node):
+                if name.startswith("__") or name in constants:
+                    continue  # the exercise's value wins
+                self._forget(name)
+                v = None if value is None else _evaluate(value, self.consts)
+                if v is not None and name not in ALLOWED_BUILTINS:
+                    self.consts[name] = v
+
+    def kind(self, name: str) -> tuple[str, str]:
+        """(jit kind, problem) of a function or alias name (see pdc.grade.imports.jit_kind)."""
+        if name in self.aliases:
+            target, kind = self.aliases[name]
+            if kind == "same":
+                return self.kind(target)
+            inner, problem = self.kind(target)
+            if inner != "python":
+                return inner, f"{kind}-jitting {target}, which is already jitted"
+            return kind, problem
+        return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports)
+
+
+def definitions(cells: list[str]) -> dict[str, ast.FunctionDef]:
+    """The functions a top-to-bottom run of the cells leaves defined, by name."""
+    return _Notebook(cells, {}).defs
+
+
 def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     """Take the named kernels, the device functions they call and the constants they use.
 
-    Later definitions win, as when the notebook runs top to bottom. Constants the exercise
-    defines (``constants``) override the notebook's; a constant computed from others
-    (``HALO = TILE + 2 * R``) uses the values known at that point.
+    The cells are the Python a top-to-bottom run executes (pdc.grade.notebook): later
+    definitions win, imports bind only what they import (nothing is supplied), and the
+    decorators are the notebook's own, so a graded name that is not a launchable CUDA kernel
+    (``@njit``, ``@cuda.jit(device=True)``, no decorator) is a problem. Constants the
+    exercise defines (``constants``) override the notebook's; a constant computed from
+    others (``HALO = TILE + 2 * R``) uses the values known at that point.
 
     Args:
         cells: Code cell sources, in notebook order.
@@ -386,63 +471,26 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     Returns:
         An Extracted with sources, constants and, per kernel, any reason it cannot be graded.
     """
-    defs: dict[str, ast.FunctionDef] = {}
-    srcs: dict[str, str] = {}
-    aliases: dict[str, tuple[str, str]] = {}
-    consts: dict = dict(constants)
-    imports: dict[str, str] = {}  # name -> module path, from the notebook's own imports
-    for src in cells:
-        try:
-            tree = pyast.parse(src)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if bound := spelling.import_bindings(node, _RESERVED):
-                imports.update(bound)
-                for name in bound:  # an import rebinds the name, as when the cell runs
-                    defs.pop(name, None)
-                    aliases.pop(name, None)
-                    consts.pop(name, None)
-                continue
-            bound_here = {node.name} if isinstance(node, ast.FunctionDef) else set()
-            if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                bound_here |= {name for name, _ in _bindings(node)}
-            for name in bound_here:
-                imports.pop(name, None)
-            if isinstance(node, ast.FunctionDef) and node.name not in _RESERVED:
-                if not node.name.startswith("__"):
-                    defs[node.name] = node
-                    srcs[node.name] = src
-                    aliases.pop(node.name, None)
-                    consts.pop(node.name, None)
-            elif (al := _alias(node)) is not None and _names_function(al, defs, aliases):
-                if al[0] not in _RESERVED and not al[0].startswith("__") and al[0] != al[1]:
-                    name, target, kind = al
-                    if kind == "same" and target in aliases:  # an alias of an alias
-                        target, kind = aliases[target]
-                    aliases[name] = (target, kind)
-                    defs.pop(name, None)
-                    consts.pop(name, None)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                for name, value in _bindings(node):
-                    if name.startswith("__") or name in _RESERVED or name in constants:
-                        continue  # the exercise's value wins
-                    v = None if value is None else _evaluate(value, consts)
-                    if v is not None:
-                        consts[name] = v
-                    else:
-                        consts.pop(name, None)  # rebound to something that is no constant
-    for name, fn in list(defs.items()):
-        if (spelled := spelling.respell(fn, imports)) is not None:
-            srcs[name] = spelled
-            defs[name] = pyast.parse(spelled).body[0]  # type: ignore[assignment]
+    nb = _Notebook(cells, constants)
+    defs, aliases, consts = nb.defs, nb.aliases, nb.consts
     aliases = {a: v for a, v in aliases.items() if v[0] in defs and a not in consts}
-    known = set(MODULE_ROOTS) | set(DTYPE_NAMES) | set(consts) | set(ALLOWED_BUILTINS)
-    known |= set(defs) | set(aliases)
+    modules = {n: p for n, p in nb.imports.items() if jitkinds.is_namespace(p)}
+    usable = {n for n, p in nb.imports.items() if jitkinds.usable(p)}
+    known = usable | set(consts) | set(ALLOWED_BUILTINS) | set(defs) | set(aliases)
     out = Extracted(constants=consts)
+    out.imports = {n: p for n, p in nb.imports.items() if jitkinds.importable(p)}
+    spell = {n: jitkinds.spelled(p) for n, p in out.imports.items() if n in usable}
+    spell = {n: p for n, p in spell.items() if p != n}
     for k in kernels:
         if k not in defs and k not in aliases:
             out.problems[k] = f"no function named {k!r} in the notebook"
+            continue
+        kind, problem = nb.kind(k)
+        if problem:
+            out.problems[k] = f"{k}: {problem} cannot be graded"
+            continue
+        if kind != "kernel":
+            out.problems[k] = f"{k} {jitkinds.WHY_NOT_KERNEL[kind]}"
             continue
         todo, seen, problems = [k], [], []
         while todo:
@@ -456,7 +504,9 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
             fn = defs[name]
             called = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
             called = (called & (set(defs) | set(aliases))) - {name}
-            problems += [f"{name}: {p}" for p in check_function(fn, known)]
+            if name != k and (why := nb.kind(name)[1]):
+                problems.append(f"{name}: {why} cannot be graded")
+            problems += [f"{name}: {p}" for p in check_function(fn, known, modules)]
             todo += sorted(called)
         if problems:
             out.problems[k] = "; ".join(problems[:5])
@@ -464,11 +514,15 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
         for name in seen:
             if name in aliases:
                 out.aliases[name] = aliases[name]
+                out.alias_src[name] = nb.alias_src[name]
                 continue
-            fn, src = defs[name], srcs[name]
-            lines = src.splitlines()[fn.lineno - 1 : fn.end_lineno]
-            out.functions[name] = "\n".join(lines) + "\n"
-            out.device[name] = _jit_kind(fn)
+            fn, lines = defs[name], nb.srcs[name].splitlines()
+            out.written[name] = "\n".join(lines[_first_line(fn) - 1 : fn.end_lineno]) + "\n"
+            bare = copy.copy(fn)
+            bare.decorator_list = []  # the simulator runs the function itself
+            spelled = spelling.respell(bare, spell) if spell else None
+            out.functions[name] = spelled or "\n".join(lines[fn.lineno - 1 : fn.end_lineno]) + "\n"
+            out.device[name] = nb.kind(name)[0]
     return out
 
 

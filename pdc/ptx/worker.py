@@ -9,6 +9,7 @@ is pointed at the capability being compiled for.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import linecache
@@ -61,12 +62,59 @@ def _load(job: dict) -> tuple[Any, tuple]:
     # numba quotes the kernel's source lines in its errors: let linecache find them.
     text = job["source"]
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    exec(compile(text, filename, "exec"), mod.__dict__)
+    with _eager_signatures_recorded():
+        exec(compile(text, filename, "exec"), mod.__dict__)
     if job["kernel"] not in mod.__dict__:
         raise NameError(f"[pdc ptx] the source defines no {job['kernel']!r}")
     obj = mod.__dict__[job["kernel"]]
     fn = getattr(obj, "py_func", obj)
-    return fn, tuple(numba_type(d) for d in job["args"])
+    argtypes = tuple(numba_type(d) for d in job["args"])
+    return fn, _eager_match(obj, argtypes)
+
+
+@contextlib.contextmanager
+def _eager_signatures_recorded():
+    """Kernels jitted with a signature (``@cuda.jit("void(float64[:])")``) compile at once,
+    which needs a GPU; while the source runs, record their signatures instead."""
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    real, real_disable = CUDADispatcher.compile, CUDADispatcher.disable_compile
+
+    def record(self, sig):
+        self.__dict__.setdefault("_pdc_eager", []).append(tuple(sig))
+
+    def keep_compiling(self, val=True):
+        pass  # nothing was compiled yet: leave the dispatcher able to compile
+
+    CUDADispatcher.compile = record  # type: ignore[method-assign]
+    CUDADispatcher.disable_compile = keep_compiling  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        CUDADispatcher.compile = real  # type: ignore[method-assign]
+        CUDADispatcher.disable_compile = real_disable  # type: ignore[method-assign]
+
+
+def _eager_match(obj: Any, argtypes: tuple) -> tuple:
+    """The argument types to compile for: the kernel's own signature when it was given one.
+
+    A launch with arguments its signatures do not accept fails on a GPU as it does here:
+    "No matching definition for argument type(s) ...".
+    """
+    sigs = getattr(obj, "__dict__", {}).get("_pdc_eager")
+    if not sigs:
+        return argtypes
+    ctx = obj.typingctx
+    for sig in sigs:
+        if len(sig) == len(argtypes) and all(
+            ctx.can_convert(a, f) is not None for a, f in zip(argtypes, sig)
+        ):
+            return sig
+    got = ", ".join(str(a) for a in argtypes)
+    want = " or ".join("(" + ", ".join(str(t) for t in s) + ")" for s in sigs)
+    raise TypeError(
+        f"No matching definition for argument type(s) {got}: the kernel's signature accepts {want}"
+    )
 
 
 def _failure(exc: BaseException, source: str = "") -> tuple[str, str]:

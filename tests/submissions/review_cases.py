@@ -27,6 +27,9 @@ def saxpy(alpha, x, y, out):
         part="multiply",
         full=True,
         kernel="""
+from numba import float32, int32
+
+
 @cuda.jit
 def multiply(a, b, out):
     i = int32(cuda.blockIdx.x) * int32(cuda.blockDim.x) + int32(cuda.threadIdx.x)
@@ -267,6 +270,9 @@ if False:
         passes=[],
         reason="read local array[0] before any write",
         kernel="""
+from numba import float32
+
+
 @cuda.jit
 def multiply(a, b, out):
     i = cuda.grid(1)
@@ -414,6 +420,9 @@ def multiply(a, b, out):
         passes=[],
         reason="kernel raised an exception",
         kernel="""
+from numba import float32
+
+
 @cuda.jit
 def multiply(a, b, out):
     junk = cuda.local.array(1000000000, float32)

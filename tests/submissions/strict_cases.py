@@ -243,6 +243,8 @@ def multiply(a, b, out):
         part="blur2d_tiled",
         full=True,
         kernel="""
+import numba
+
 HALO = TILE + 2 * R
 SPAN = HALO * HALO
 
@@ -328,6 +330,9 @@ def block_sum(x, partial):
         part="saxpy",
         full=True,
         kernel="""
+import numba
+
+
 @cuda.jit
 def saxpy(alpha, x, y, out):
     i = numba.cuda.grid(1)

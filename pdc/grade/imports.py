@@ -1,0 +1,217 @@
+"""What a notebook's imports bind, and what its decorators make of a function.
+
+The grader never runs a notebook, so it reads these from the syntax tree. Only imports from
+the modules kernel code may use are followed (``math``, ``numpy``, ``numba``, ``numba.cuda``);
+a name bound by any other import is unknown, and a kernel that uses it is refused. Nothing is
+supplied: a kernel that calls ``math.sqrt`` in a notebook that never imported ``math`` fails
+as it would when the notebook runs.
+
+A decorator is classified by what its name resolves to through those imports: ``cuda.jit``
+(launchable kernel, or a device function with ``device=True``), ``njit``/``numba.jit`` (a
+CPU function), or nothing (plain Python). Decorator arguments are restricted to constants
+and numba/NumPy type expressions (``"void(float32[:])"``, ``void(float32[:])``), since the
+compile gate evaluates them.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+#: Modules kernel code may use, by their full dotted name.
+MODULES = ("math", "numpy", "numba", "numba.cuda")
+DTYPE_NAMES = (
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "boolean",
+    "bool_",
+    "complex64",
+    "complex128",
+)
+#: How the simulator's copy of a kernel spells each module (pdc.grade.spelling).
+SPELLED = {"math": "math", "numpy": "np", "numba": "numba", "numba.cuda": "cuda"}
+
+
+def bindings(node: ast.stmt) -> dict[str, str | None]:
+    """Names bound by an import statement, each with the full path it names.
+
+    ``import numpy as np`` -> ``{"np": "numpy"}``; ``from numba.cuda import shared`` ->
+    ``{"shared": "numba.cuda.shared"}``; ``import os`` -> ``{"os": "os"}`` (bound, to nothing
+    kernel code may use: see :func:`usable`); a relative import maps to None.
+    """
+    out: dict[str, str | None] = {}
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            if a.asname:
+                out[a.asname] = a.name
+            else:
+                out[a.name.split(".")[0]] = a.name.split(".")[0]
+    elif isinstance(node, ast.ImportFrom):
+        mod = node.module or ""
+        for a in node.names:
+            if a.name == "*":
+                continue  # names unknown to the grader stay unknown
+            out[a.asname or a.name] = f"{mod}.{a.name}" if node.level == 0 else None
+    return out
+
+
+def course_binding(node: ast.stmt, imports: dict) -> tuple[str, str] | None:
+    """``cuda = pdc.numba_cuda()`` (the course's way to get numba.cuda) -> ("cuda", path)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    t, v = node.targets[0], node.value
+    if not isinstance(t, ast.Name) or not isinstance(v, ast.Call) or v.args or v.keywords:
+        return None
+    return (t.id, "numba.cuda") if resolve(v.func, imports) == "pdc.numba_cuda" else None
+
+
+def importable(path: str | None) -> bool:
+    """Whether the compile gate writes this import: it comes from math, numpy or numba."""
+    return path is not None and path.split(".")[0] in ("math", "numpy", "numba")
+
+
+def usable(path: str | None) -> bool:
+    """Whether kernel code may use a name bound to ``path``."""
+    if path is None:
+        return False
+    if path in MODULES:
+        return True
+    mod, _, attr = path.rpartition(".")
+    if mod == "math":
+        return hasattr(math, attr)
+    if mod == "numba.cuda":
+        return not attr.startswith("_")
+    # A dtype, from numpy, numba or one of their submodules (numba.types.float32).
+    return mod.split(".")[0] in ("numpy", "numba") and attr in DTYPE_NAMES
+
+
+def is_namespace(path: str | None) -> bool:
+    """Whether kernel code takes attributes of a name bound to ``path`` (``cuda.grid``)."""
+    return path is not None and (path in MODULES or path.startswith("numba.cuda."))
+
+
+def spelled(path: str) -> str:
+    """How the simulator spells ``path``: ``numba.cuda.grid`` -> ``cuda.grid``."""
+    mod, _, attr = path.rpartition(".")
+    if mod.split(".")[0] in ("numpy", "numba") and attr in DTYPE_NAMES and mod != "numba.cuda":
+        return f"np.{attr}"  # the simulator's dtypes are NumPy's, whatever module named them
+    for mod in sorted(MODULES, key=len, reverse=True):
+        if path == mod:
+            return SPELLED[mod]
+        if path.startswith(mod + "."):
+            return SPELLED[mod] + path[len(mod) :]
+    return path
+
+
+def statement(name: str, path: str) -> str:
+    """An import statement that binds ``name`` to ``path`` as the notebook's did."""
+    if path in MODULES:
+        if name == path:
+            return f"import {path}"
+        if "." not in path or name != path.split(".")[0]:
+            return f"import {path} as {name}"
+        return f"import {path}"
+    mod, _, attr = path.rpartition(".")
+    if not mod:
+        return f"import {path} as {name}"
+    return f"from {mod} import {attr}" + ("" if attr == name else f" as {name}")
+
+
+def dotted(node) -> list[str] | None:
+    """``a.b.c`` -> ["a", "b", "c"]; None for anything but names and attributes."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def resolve(node, imports: dict) -> str | None:
+    """The full path an expression like ``nc.jit`` names through the imports, or None."""
+    parts = dotted(node)
+    if not parts or imports.get(parts[0]) is None:
+        return None
+    return ".".join([imports[parts[0]], *parts[1:]])
+
+
+_JITS = {"numba.cuda.jit": "cuda", "numba.njit": "cpu", "numba.jit": "cpu"}
+
+
+def _safe_argument(node, imports: dict) -> bool:
+    """Constants and numba/NumPy type expressions: what a decorator may be given."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and not usable(imports.get(n.id)):
+            if not (imports.get(n.id) or "").startswith("numba."):
+                return False
+        elif isinstance(n, ast.Attribute) and n.attr.startswith("_"):
+            return False
+        elif not isinstance(
+            n,
+            (
+                ast.Constant,
+                ast.Name,
+                ast.Attribute,
+                ast.Subscript,
+                ast.Slice,
+                ast.Tuple,
+                ast.List,
+                ast.Call,
+                ast.Load,
+                ast.keyword,
+            ),
+        ):
+            return False
+    return True
+
+
+def jit_kind(decorators: list, imports: dict) -> tuple[str, str]:
+    """What the decorators make of a function: (kind, problem).
+
+    kind is "kernel" (``@cuda.jit``, with or without a signature), "device"
+    (``@cuda.jit(device=True)``), "cpu" (``@njit``, ``@numba.jit``) or "python" (none);
+    problem is "" or why the decorators cannot be graded.
+    """
+    if not decorators:
+        return "python", ""
+    if len(decorators) > 1:
+        return "python", "more than one decorator"
+    d = decorators[0]
+    call = d if isinstance(d, ast.Call) else None
+    path = resolve(call.func if call else d, imports)
+    kind = _JITS.get(path or "")
+    if kind is None:
+        return "python", f"the decorator @{ast.unparse(d)} (only cuda.jit, as imported)"
+    if call is not None:
+        bad = [a for a in call.args if not _safe_argument(a, imports)]
+        bad += [k.value for k in call.keywords if not isinstance(k.value, ast.Constant)]
+        if bad or any(k.arg is None for k in call.keywords):
+            return "python", f"the decorator argument {ast.unparse((bad or [call])[0])}"
+    if kind == "cpu":
+        return "cpu", ""
+    device = call is not None and any(
+        k.arg == "device" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in call.keywords
+    )
+    return ("device" if device else "kernel"), ""
+
+
+WHY_NOT_KERNEL = {
+    "device": "is a device function (@cuda.jit(device=True)): a launch cannot start it; "
+    "a kernel is decorated @cuda.jit",
+    "cpu": "is compiled for the CPU (@njit or @numba.jit), not a CUDA kernel: decorate it "
+    "@cuda.jit",
+    "python": "is a plain Python function, not a CUDA kernel: decorate it @cuda.jit "
+    "(with `from numba import cuda`)",
+}
