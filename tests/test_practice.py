@@ -221,6 +221,81 @@ WRONG_ANSWERS = {
         "    if i < values.size:\n"
         "        cuda.atomic.add(counts, values[i], 1)\n",
     ],
+    "ch05.warp_max": [
+        "@cuda.jit\n"
+        "def warp_max(x, out):\n"
+        "    # TODO: v = x[cuda.grid(1)]; for offset 16, 8, 4, 2, 1 take the max of v and\n"
+        "    # cuda.shfl_down_sync(FULL_MASK, v, offset); lane 0 writes out[cuda.grid(1) // 32].\n"
+        "    v = x[cuda.grid(1)]\n"
+        "    lane = cuda.threadIdx.x % 32\n"
+        "    offset = 16\n"
+        "    while offset > 0:\n"
+        "        if lane < offset:  # only the lanes that keep a result: the others skip it\n"
+        "            v = max(v, cuda.shfl_down_sync(FULL_MASK, v, offset))\n"
+        "        offset //= 2\n"
+        "    if lane == 0:\n"
+        "        out[cuda.grid(1) // 32] = v\n",
+        "@cuda.jit\n"
+        "def warp_max(x, out):\n"
+        "    # TODO: v = x[cuda.grid(1)]; for offset 16, 8, 4, 2, 1 take the max of v and\n"
+        "    # cuda.shfl_down_sync(FULL_MASK, v, offset); lane 0 writes out[cuda.grid(1) // 32].\n"
+        "    v = x[cuda.grid(1)]\n"
+        "    offset = 16\n"
+        "    while offset > 0:\n"
+        "        v = max(v, cuda.shfl_down_sync(FULL_MASK, v, offset))\n"
+        "        offset //= 2\n"
+        "    out[cuda.grid(1) // 32] = v  # every lane writes: a race\n",
+        "@cuda.jit\n"
+        "def warp_max(x, out):\n"
+        "    # TODO: v = x[cuda.grid(1)]; for offset 16, 8, 4, 2, 1 take the max of v and\n"
+        "    # cuda.shfl_down_sync(FULL_MASK, v, offset); lane 0 writes out[cuda.grid(1) // 32].\n"
+        "    v = x[cuda.grid(1)]\n"
+        "    offset = 16\n"
+        "    while offset > 1:  # stops one step early\n"
+        "        v = max(v, cuda.shfl_down_sync(FULL_MASK, v, offset))\n"
+        "        offset //= 2\n"
+        "    if cuda.threadIdx.x % 32 == 0:\n"
+        "        out[cuda.grid(1) // 32] = v\n",
+    ],
+    "ch05.shift_left": [
+        "@cuda.jit\n"
+        "def shift_left(x, out):\n"
+        "    # TODO: fix the findings the check reports (there are several).\n"
+        "    tile = cuda.shared.array(65, float32)\n"
+        "    t = cuda.threadIdx.x\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < x.size:  # guarded, but no barrier\n"
+        "        tile[t] = x[i]\n"
+        "    if t == 63 and i + 1 < x.size:\n"
+        "        tile[64] = x[i + 1]\n"
+        "    if i < x.size:\n"
+        "        out[i] = tile[t + 1]\n",
+        "@cuda.jit\n"
+        "def shift_left(x, out):\n"
+        "    # TODO: fix the findings the check reports (there are several).\n"
+        "    tile = cuda.shared.array(65, float32)\n"
+        "    t = cuda.threadIdx.x\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < x.size:\n"
+        "        tile[t] = x[i]\n"
+        "        if t == 63 and i + 1 < x.size:\n"
+        "            tile[64] = x[i + 1]\n"
+        "        cuda.syncthreads()  # inside the guard: the overhanging threads skip it\n"
+        "        out[i] = tile[t + 1]\n",
+        "@cuda.jit\n"
+        "def shift_left(x, out):\n"
+        "    # TODO: fix the findings the check reports (there are several).\n"
+        "    tile = cuda.shared.array(65, float32)\n"
+        "    t = cuda.threadIdx.x\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < x.size:\n"
+        "        tile[t] = x[i]\n"
+        "    if t == 63 and i + 1 < x.size:\n"
+        "        tile[64] = x[i + 1]\n"
+        "    cuda.syncthreads()\n"
+        "    if i < x.size:\n"
+        "        out[i] = tile[t + 1]  # out[199] reads a slot nobody wrote\n",
+    ],
     "ch06.sync_points": [
         "def sync_lines():\n"
         '    """Numbers of the lines that make the host wait for the device."""\n'
@@ -297,6 +372,7 @@ def _namespace() -> dict:
         "cuda": pdc.numba_cuda(),
         "BLOCK": 64,  # chapter 5 defines these before its practice cells
         "float32": np.float32,
+        "FULL_MASK": 0xFFFFFFFF,
     }
 
 

@@ -1,4 +1,4 @@
-"""Chapter 5 practice: reversing blocks through shared memory, a histogram with atomics."""
+"""Chapter 5 practice: shared memory, atomics, warp shuffles, fixing a kernel from its findings."""
 
 from __future__ import annotations
 
@@ -67,3 +67,62 @@ def _check_histogram(kernel):
         raise Wrong(f"{total} values counted of 1000: some were skipped, check the loop bounds")
     expect_close(got, want, what="counts after histogram")
     return "1000 values in 16 bins with 64 threads: grid-stride loop and atomic adds"
+
+
+FULL_MASK = 0xFFFFFFFF  # all 32 lanes of a warp
+
+
+@cuda.jit
+def warp_max(x, out):
+    v = x[cuda.grid(1)]
+    offset = 16
+    while offset > 0:  # every lane takes part in every shuffle: no branch around it
+        v = max(v, cuda.shfl_down_sync(FULL_MASK, v, offset))
+        offset //= 2
+    if cuda.threadIdx.x % 32 == 0:  # lane 0 holds the warp's maximum
+        out[cuda.grid(1) // 32] = v
+
+
+@exercise("ch05.warp_max", answer=warp_max)
+def _check_warp_max(kernel):
+    rng = np.random.default_rng(11)
+    x = rng.permutation(128).astype(np.float32) - 60  # 4 warps; maxima at varying lanes
+    out = np.full(4, np.nan, np.float32)
+    # The simulator resolves the shuffles and reports a lane that the mask names but that
+    # never reaches the call (a shuffle inside a branch).
+    _, got = _cuda.simulate(kernel, 2, 64, x, out, what="warp_max[2, 64]")
+    want = x.reshape(4, 32).max(axis=1)
+    if np.isnan(got).all():
+        raise Wrong("out is untouched: the kernel wrote nothing (still the stub?)")
+    if np.array_equal(got, x.reshape(4, 32)[:, 0]):
+        raise Wrong("out holds each warp's lane 0 value: the shuffles never changed v")
+    expect_close(got, want, what="out after warp_max")
+    return "4 warps, each maximum found by 5 shuffles down, written once by lane 0"
+
+
+@cuda.jit
+def shift_left(x, out):
+    tile = cuda.shared.array(65, float32)  # the block's elements and one more on the right
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    # every slot is written, with 0 past the end: no out-of-range read, no uninitialised slot
+    tile[t] = x[i] if i < x.size else float32(0.0)
+    if t == 63:
+        tile[64] = x[i + 1] if i + 1 < x.size else float32(0.0)
+    cuda.syncthreads()  # outside any branch: every thread writes before any reads a neighbour
+    if i < x.size:
+        out[i] = tile[t + 1]
+
+
+@exercise("ch05.shift_left", answer=shift_left)
+def _check_shift_left(kernel):
+    x = np.arange(1, 201, dtype=np.float32)  # 200 elements: the last block overhangs
+    out = np.full_like(x, np.nan)
+    _, got = _cuda.simulate(kernel, 4, 64, x, out, what="shift_left[4, 64]")
+    want = np.append(x[1:], np.float32(0.0))
+    if np.isnan(got).all():
+        raise Wrong("out is untouched: the kernel wrote nothing")
+    if got[-1] != 0 and np.array_equal(got[:-1], want[:-1]):
+        raise Wrong(f"out[199] = {got[-1]!r}, expected 0: past the end of x the value is 0")
+    expect_close(got, want, what="out after shift_left")
+    return "200 elements in 4 blocks of 64: guarded, a barrier every thread reaches, 0 at the end"
