@@ -356,6 +356,36 @@ WRONG_ANSWERS = {
         '    """Global loads counted by matvec_tiled for an A of shape (rows, cols)."""\n'
         "    return rows * cols + (rows // tile) * cols  # FILL ME IN\n",
     ],
+    "ch10.ring_allreduce": [
+        "def ring_allreduce(buffers, send):\n"
+        "    # TODO: reduce-scatter (P - 1 steps: send a segment right, add what arrives), then\n"
+        "    # all-gather (P - 1 steps: pass the finished segments on); return P arrays, each the sum.\n"
+        "    p = len(buffers)\n"
+        "    total = [np.array(b, dtype=np.float64) for b in buffers]\n"
+        "    moving = [np.array(b, dtype=np.float64) for b in buffers]\n"
+        "    for _ in range(p - 1):  # whole vectors around the ring: right sums, p - 1 times the traffic\n"
+        "        arrived = [send(i, moving[i]) for i in range(p)]\n"
+        "        for i in range(p):\n"
+        "            moving[i] = arrived[(i - 1) % p]\n"
+        "            total[i] = total[i] + moving[i]\n"
+        "    return total\n",
+        "def ring_allreduce(buffers, send):\n"
+        "    # TODO: reduce-scatter (P - 1 steps: send a segment right, add what arrives), then\n"
+        "    # all-gather (P - 1 steps: pass the finished segments on); return P arrays, each the sum.\n"
+        "    p = len(buffers)\n"
+        "    seg = [np.array_split(np.array(b, dtype=np.float64), p) for b in buffers]\n"
+        "    for s in range(p - 1):  # the reduce-scatter only: no all-gather\n"
+        "        arrived = [send(i, seg[i][(i - s) % p]) for i in range(p)]\n"
+        "        for i in range(p):\n"
+        "            left = (i - 1) % p\n"
+        "            seg[i][(left - s) % p] = seg[i][(left - s) % p] + arrived[left]\n"
+        "    return [np.concatenate(parts) for parts in seg]\n",
+        "def ring_allreduce(buffers, send):\n"
+        "    # TODO: reduce-scatter (P - 1 steps: send a segment right, add what arrives), then\n"
+        "    # all-gather (P - 1 steps: pass the finished segments on); return P arrays, each the sum.\n"
+        "    total = np.sum(buffers, axis=0)  # shared memory the workers do not have\n"
+        "    return [total.copy() for _ in buffers]\n",
+    ],
     "ch10.sectors": [
         "def sectors_per_warp(stride: int, itemsize: int = 4) -> int:\n"
         '    """Distinct 32-byte sectors read by a warp where thread t reads element t * stride."""\n'
