@@ -186,6 +186,20 @@ WRONG_ANSWERS = {
         "    if row < a.shape[0]:  # the columns are not guarded\n"
         "        out[row, col] = a[row, col] * factors[row]\n",
     ],
+    "ch04.softmax_xp": [
+        "def softmax_rows(xp, x):\n"
+        "    # TODO: subtract each row's maximum, take xp.exp, divide by each row's sum.\n"
+        "    e = np.exp(x - x.max(axis=1, keepdims=True))  # NumPy's exp: not on the GPU\n"
+        "    return e / e.sum(axis=1, keepdims=True)\n",
+        "def softmax_rows(xp, x):\n"
+        "    # TODO: subtract each row's maximum, take xp.exp, divide by each row's sum.\n"
+        "    e = xp.exp(x)  # no subtraction: exp(1000) overflows\n"
+        "    return e / e.sum(axis=1, keepdims=True)\n",
+        "def softmax_rows(xp, x):\n"
+        "    # TODO: subtract each row's maximum, take xp.exp, divide by each row's sum.\n"
+        "    e = xp.exp(x - x.max())  # one maximum for the whole array\n"
+        "    return e / e.sum(axis=1, keepdims=True)\n",
+    ],
     "ch05.reverse_blocks": [  # no barrier: the simulator reports the race
         "@cuda.jit\n"
         "def reverse_blocks(x, out):\n"
