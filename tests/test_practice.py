@@ -235,6 +235,16 @@ WRONG_ANSWERS = {
         "    if i < values.size:\n"
         "        cuda.atomic.add(counts, values[i], 1)\n",
     ],
+    "ch05.may_overlap": [
+        "def may_overlap(first: str, second: str) -> bool:\n"
+        '    """Whether pending work on stream `second` may run while the work on `first` runs."""\n'
+        "    # FILL ME IN: the legacy default stream is special\n"
+        "    return first != second and 'default' not in (first, second)  # forgets the exemption\n",
+        "def may_overlap(first: str, second: str) -> bool:\n"
+        '    """Whether pending work on stream `second` may run while the work on `first` runs."""\n'
+        "    # FILL ME IN: the legacy default stream is special\n"
+        "    return first != second and first != 'default'  # only earlier default work blocks\n",
+    ],
     "ch05.warp_max": [
         "@cuda.jit\n"
         "def warp_max(x, out):\n"

@@ -126,3 +126,44 @@ def _check_shift_left(kernel):
         raise Wrong(f"out[199] = {got[-1]!r}, expected 0: past the end of x the value is 0")
     expect_close(got, want, what="out after shift_left")
     return "200 elements in 4 blocks of 64: guarded, a barrier every thread reaches, 0 at the end"
+
+
+_BLOCKING = ("s1", "s2")  # streams created with cuda.stream(): blocking, the default kind
+_STREAMS = ("default", *_BLOCKING, "nonblocking")
+
+
+def may_overlap(first, second):
+    """Whether pending work on stream ``second`` may run while the work on ``first`` runs."""
+    if first == second:
+        return False  # one stream is an in-order queue
+    if "default" in (first, second):
+        other = second if first == "default" else first
+        # The legacy default stream waits for earlier work of every blocking stream, and later
+        # work of a blocking stream waits for it; a non-blocking stream is exempt.
+        return other == "nonblocking"
+    return True  # two different non-default streams are independent
+
+
+@exercise("ch05.may_overlap", answer=may_overlap)
+def _check_may_overlap(fn):
+    for first in _STREAMS:
+        for second in _STREAMS:
+            want = may_overlap(first, second)
+            got = fn(first, second)
+            if got is None:
+                raise Wrong("may_overlap returned None: is it still the stub?")
+            if bool(got) == want:
+                continue
+            if first == second:
+                hint = "work on one stream runs in the order it was queued, never at once"
+            elif "default" in (first, second) and "nonblocking" in (first, second):
+                hint = "a stream created non-blocking does not synchronise with the default stream"
+            elif "default" in (first, second):
+                hint = (
+                    "the legacy default stream waits for earlier work on every blocking stream, "
+                    "and later work on a blocking stream waits for it"
+                )
+            else:
+                hint = "two different streams, neither the default one, are independent queues"
+            raise Wrong(f"may_overlap({first!r}, {second!r}) = {got!r}, expected {want}: {hint}")
+    return "16 pairs: one queue in order, the legacy default stream joins the blocking streams"
