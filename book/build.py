@@ -163,7 +163,10 @@ def generate_pages() -> None:
             shutil.copy2(asset, dest)
     for src in exercises:
         nbcopy.copy_notebook(
-            src, BOOK / "exercises" / src.name, _exercise_note(f"exercises/{src.name}")
+            src,
+            BOOK / "exercises" / src.name,
+            _exercise_note(f"exercises/{src.name}"),
+            solution=ROOT / "solutions" / src.name,
         )
     log(f"{len(chapters)} chapters, {len(exercises)} exercises")
 

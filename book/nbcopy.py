@@ -11,6 +11,8 @@ book/build.py copies every chapter and exercise through `copy_notebook`, which
   replaces any other widget output, which a static page cannot run, by a note that it is interactive
   in JupyterLab and a picture: the cell's own plot or, failing that, the chapter's latest plot
   above it, and
+- gives an exercise page the figures of its solution's run that do not depend on the
+  student's code (a diagram of the problem), and
 - drops machine-readable data meant for the course's tools (vendor JSON mime types such as
   the measurement records the tests read), keeping the text shown beside it, and
 - inserts the book's note on how to run the notebook right under its title.
@@ -102,25 +104,33 @@ def _text(value: str | list[str]) -> str:
 
 
 def _literal(match: re.Match[str]) -> str:
-    """The text of matched adjacent string literals; an f-string's fields become an ellipsis."""
+    """The text of matched adjacent string literals, or "" when an f-string has fields.
+
+    The values of an f-string's fields are known only when the notebook runs, so a title built
+    from one cannot be spelled out here; it is left out rather than shown with holes.
+    """
     text = ""
     for prefix, _, body in _LITERAL.findall(match.group(1)):
-        if "f" in prefix.lower():
-            body = re.sub(r"\{[^{}]*\}", "…", body)
-        text += body
-    return " ".join(text.replace("\\n", " ").split())
+        if "f" in prefix.lower() and re.search(r"\{[^{}]*\}", body.replace("{{", "")):
+            return ""
+        text += body.replace("{{", "{").replace("}}", "}") if "f" in prefix.lower() else body
+    return " ".join(text.replace("\\n", " ").split()).rstrip(":;, ")
 
 
 def _plain(markdown: str) -> str:
     """Markdown reduced to its first sentence of plain text."""
     text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    # a heading ends like a sentence, and its section number ("## 5. Streams") is no sentence
+    text = re.sub(r"^#+\s*(?:\d+(?:\.\d+)*\.?\s+)?(.*)$", r"\1.", text, flags=re.M)
     text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links and images keep their text
     text = re.sub(r"\{[a-z:]+\}`([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", text)  # MyST roles
     text = re.sub(r"[`*_#>]", "", text)
     text = " ".join(text.split())
     first = re.split(r"(?<=[.!?:])\s", text, maxsplit=1)[0]
-    return first.rstrip(":")
+    if len(first.split()) < 3:  # "Streams:" says nothing; take the whole sentence
+        first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return first.rstrip(":.")
 
 
 def alt_text(source: str, prose_above: str) -> str:
@@ -137,16 +147,16 @@ def alt_text(source: str, prose_above: str) -> str:
     titles = [_literal(m) for m in _TITLE.finditer(source)]
     titles += [_literal(m) for m in _KWARG["title"].finditer(source)]
     titles = [t for t in dict.fromkeys(titles) if t]
-    xs = [_literal(m) for m in _XLABEL.finditer(source)]
-    ys = [_literal(m) for m in _YLABEL.finditer(source)]
+    xs = [t for t in (_literal(m) for m in _XLABEL.finditer(source)) if t]
+    ys = [t for t in (_literal(m) for m in _YLABEL.finditer(source)) if t]
     parts = []
     if titles:
         parts.append("; ".join(titles))
-    if xs and ys:
-        parts.append(f"{ys[0]} against {xs[0]}")
-    if not parts:
+    else:  # no title readable from the code: the prose above says what the plot shows
         sentence = _plain(prose_above)
         parts.append(sentence if sentence else "a figure drawn by the code above")
+    if xs and ys:
+        parts.append(f"{ys[0]} against {xs[0]}")
     alt = "Plot: " + ", ".join(parts)
     return alt if len(alt) <= ALT_MAX else alt[: ALT_MAX - 1].rstrip() + "…"
 
@@ -220,17 +230,59 @@ def describe_plots(cells: list[Any]) -> None:
         image.setdefault("alt", alt_text(_text(cell.get("source", "")), prose))
 
 
-def copy_notebook(src: Path, dest: Path, note: str) -> None:
+_DEF = re.compile(r"^\s*def\s+(\w+)", re.M)
+
+
+def figures_from_solution(cells: list[Any], solution_cells: list[Any]) -> int:
+    """Give an exercise's code cells the figures of the model run, where they cannot leak it.
+
+    A student's notebook is published without outputs. A figure is copied from the solution
+    notebook to the identical cell of the exercise when that cell names no function whose
+    definition the student writes (a cell holding ``# BEGIN SOLUTION``): a diagram of the
+    problem, never a picture of the model answer's behaviour.
+
+    Args:
+        cells: The exercise's cells, changed in place.
+        solution_cells: The solution notebook's cells.
+
+    Returns:
+        How many cells received figures.
+    """
+    written = set()
+    for cell in solution_cells:
+        if cell.get("cell_type") == "code" and "BEGIN SOLUTION" in _text(cell.get("source", "")):
+            written.update(_DEF.findall(_text(cell.get("source", ""))))
+    figures = {}
+    for cell in solution_cells:
+        if cell.get("cell_type") == "code" and _images(cell.get("outputs", [])):
+            figures[_text(cell.get("source", ""))] = _images(cell["outputs"])
+    copied = 0
+    for cell in cells:
+        source = _text(cell.get("source", ""))
+        if cell.get("cell_type") != "code" or source not in figures:
+            continue
+        if any(re.search(rf"\b{re.escape(name)}\b", source) for name in written):
+            continue
+        cell["outputs"] = [_picture(o) for o in figures[source]]
+        copied += 1
+    return copied
+
+
+def copy_notebook(src: Path, dest: Path, note: str, solution: Path | None = None) -> None:
     """Copy a notebook with its outputs, prepared for a static page.
 
     Args:
         src: The notebook to copy.
         dest: Where to write the copy.
         note: Markdown to insert right after the notebook's title.
+        solution: For an exercise, its solution notebook: figures that do not depend on the
+            student's code are taken from there (see :func:`figures_from_solution`).
     """
     import nbformat
 
     nb = nbformat.read(src, as_version=4)
+    if solution is not None and solution.is_file():
+        figures_from_solution(nb.cells, nbformat.read(solution, as_version=4).cells)
     at = 0
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown" and re.search(r"^# ", cell.source, re.M):

@@ -46,8 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         benches = {"ring": "pdc.ring.bench", "sim": "pdc.sim.bench", "grade": "pdc.grade.bench"}
         if not rest or rest[0] not in benches:
             print(
-                "usage: pdc bench {ring,sim,grade} [options]  "
-                "(`pdc bench NAME --help` for each)",
+                "usage: pdc bench {ring,sim,grade} [options]  (`pdc bench NAME --help` for each)",
                 file=sys.stderr,
             )
             return 2

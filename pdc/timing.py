@@ -94,11 +94,17 @@ def measure(
     """Time ``fn(*args)``: warm up, then take ``repeat`` samples and keep them all.
 
     On a real NVIDIA GPU (``device="cuda"`` and ``pdc.has_gpu()``) each sample is taken with
-    CUDA events recorded on the default stream, which time the GPU work itself rather than
-    the host's wait for it. Everywhere else a sample is ``time.perf_counter`` around the
-    calls and a synchronise (``sync``, or the device's own for ``"mps"`` and ``"mlx"``), so
-    asynchronous work is counted. On numba's CUDA simulator a kernel runs on the CPU, so it
-    is timed like any Python call.
+    CUDA events recorded on the default stream: the GPU stamps ``start``, the calls are made,
+    the GPU stamps ``end``. The device is synchronised before each sample, so ``start`` is
+    stamped on an idle GPU as soon as it is recorded, and the interval **includes the host's
+    launch path** (Python, the library's dispatch, the driver call: microseconds per call)
+    until the work reaches the GPU, as well as any host time spent between calls. For work
+    that takes far longer than its launch the difference does not matter; for a microsecond
+    kernel events measure about what ``perf_counter`` with a synchronise does, and the
+    kernel's own duration needs a profiler (``torch.profiler``, Nsight Systems). Everywhere
+    else a sample is ``time.perf_counter`` around the calls and a synchronise (``sync``, or
+    the device's own for ``"mps"`` and ``"mlx"``), so asynchronous work is counted. On
+    numba's CUDA simulator a kernel runs on the CPU, so it is timed like any Python call.
 
     Args:
         fn: The work to time; called as ``fn(*args)``.
@@ -151,7 +157,8 @@ def _measure_cuda_events(
     fn: Callable[..., object], args: tuple[object, ...], repeat: int, number: int, cuda: Any
 ) -> Timing:
     # Events on the legacy default stream order against numba kernels and against PyTorch's
-    # default stream alike, so one pair brackets work from either library.
+    # default stream alike, so one pair brackets work from either library. The GPU is idle
+    # when ``start`` is recorded, so each interval includes the launch path of the calls.
     samples = []
     for _ in range(repeat):
         start, end = cuda.event(), cuda.event()

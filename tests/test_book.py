@@ -441,6 +441,8 @@ def test_broken_internal_reference_fails_the_build(build, tmp_path, broken):
     src = tmp_path / "mini"
     (src / "_mathjax" / "site").mkdir(parents=True)
     shutil.copy(BOOK / "_config.yml", src / "_config.yml")
+    (src / "_static").mkdir()
+    shutil.copy(BOOK / "_static" / "scorer.js", src / "_static")  # named by the configuration
     toc = "format: jb-book\nroot: index\nchapters:\n  - file: page\n  - file: widgets\n"
     (src / "_toc.yml").write_text(toc)
     (src / "index.md").write_text("# Mini book\n\nSee {doc}`page`.\n")

@@ -2,7 +2,8 @@
 
 Uses the build and the headless Chromium of tests/test_book.py. The layout is measured in the
 browser: a page on the test server loads each book page in a 1,400 px wide frame and reports
-every code or output block that would scroll sideways. Screenshots at 1,400 px and 400 px
+every code or output block that would scroll sideways; at 400 px it reports pages that
+scroll sideways and plots shrunk below their drawn size. Screenshots at 1,400 px and 400 px
 land in book/_build/screenshots/.
 """
 
@@ -110,7 +111,8 @@ def test_every_plot_has_meaningful_alt_text(site):
                 continue
             count += 1
             alt = a.get("alt", "").strip()
-            if len(alt.split()) < 3 or HASH_NAME.match(alt) or alt in a["src"]:
+            holes = "…" in alt[:-1] or re.search(r"[:;],", alt)  # "…x… array", "Roofline:,"
+            if len(alt.split()) < 3 or HASH_NAME.match(alt) or alt in a["src"] or holes:
                 bad.append(f"{page.relative_to(site)}: {a['src']} alt={alt!r}")
     assert count, "[book] expected plots in the chapters"
     assert bad == [], "[book] expected a descriptive alt text for every plot:\n" + "\n".join(bad)
@@ -187,6 +189,38 @@ def test_alt_text_comes_from_the_figure_or_the_prose():
     assert nbcopy.alt_text(code, "") == "Plot: Bandwidth by size, GB/s against bytes"
     prose = "The same calculation as a picture: occupancy against registers. More text."
     assert nbcopy.alt_text("plt.plot(x)", prose) == ("Plot: The same calculation as a picture")
+
+
+def test_alt_text_never_shows_the_holes_of_an_f_string():
+    from tests.test_book import _load_build_module
+
+    nbcopy = _load_build_module().nbcopy
+    code = 'ax.set_title(f"{c} stream(s)")\nax.set_xlabel("time")\nax.set_ylabel("engine")\n'
+    prose = "## 5. Streams: overlapping copies with compute\n\nA stream is a queue."
+    alt = nbcopy.alt_text(code, prose)
+    assert alt == "Plot: Streams: overlapping copies with compute, engine against time", alt
+    code = 'ax.set_title("Roofline:")\nax.set_title(f"{{literal}} braces")\n'
+    assert nbcopy.alt_text(code, "") == "Plot: Roofline; {literal} braces"
+
+
+def test_exercise_pages_get_the_diagrams_but_never_the_model_answer():
+    from tests.test_book import _load_build_module
+
+    nbcopy = _load_build_module().nbcopy
+    png = {"output_type": "display_data", "data": {"image/png": "iVBOR"}, "metadata": {}}
+
+    def code(source, outputs=()):
+        return {"cell_type": "code", "source": source, "outputs": list(outputs), "metadata": {}}
+
+    solution = [
+        code("def kernel(a):\n    # BEGIN SOLUTION\n    a[0] = 1\n    # END SOLUTION\n"),
+        code("draw_banks()", [png]),
+        code("plot(kernel)", [png]),
+    ]
+    exercise = [code("def kernel(a):\n    ...\n"), code("draw_banks()"), code("plot(kernel)")]
+    assert nbcopy.figures_from_solution(exercise, solution) == 1
+    assert exercise[1]["outputs"][0]["data"] == {"image/png": "iVBOR"}
+    assert exercise[2]["outputs"] == [], "a figure of the student's function would show the answer"
 
 
 # ----------------------------------------------------------------------------- navigation
@@ -333,11 +367,17 @@ function measure() {{
   const d = frame.contentDocument;
   const blocks = [...d.querySelectorAll(
     "div.highlight, div.highlight pre, div.cell_output pre, div.output pre")];
+  const page = d.scrollingElement;
+  const plots = [...d.querySelectorAll("div.cell_output img")].filter(im => im.naturalWidth);
   found[pages[i]] = {{
     blocks: blocks.length,
     wide: blocks.filter(b => !b.closest("table"))
       .filter(b => b.scrollWidth > b.clientWidth + 1)
       .map(b => [b.scrollWidth, b.clientWidth, b.textContent.trim().slice(0, 70)]),
+    page: [page.scrollWidth, page.clientWidth],
+    plots: plots.length,
+    shrunk: plots.filter(im => im.getBoundingClientRect().width < 0.95 * im.naturalWidth)
+      .map(im => [Math.round(im.getBoundingClientRect().width), im.naturalWidth, im.alt.slice(0, 60)]),
   }};
   i += 1;
   if (i < pages.length) {{ frame.src = pages[i]; }}
@@ -364,7 +404,9 @@ def harness_server(site):
 
         def do_GET(self):
             if self.path.startswith("/__fit.html"):
-                body = HARNESS.format(width=WIDE, height=HEIGHT, pages=json.dumps(pages))
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                width = int(query.get("w", [WIDE])[0])
+                body = HARNESS.format(width=width, height=HEIGHT, pages=json.dumps(pages))
                 data = body.encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -383,18 +425,24 @@ def harness_server(site):
     httpd.server_close()
 
 
-def test_code_and_outputs_fit_at_1400px(harness_server, browser):
-    base, pages = harness_server
+def _measure(base: str, pages: list[str], browser, width: int) -> dict:
+    """Each page's layout in a frame ``width`` px wide (see HARNESS)."""
     out = browser(
-        f"--window-size={WIDE + 20},{HEIGHT + 200}",
+        f"--window-size={width + 20},{HEIGHT + 200}",
         "--virtual-time-budget=600000",
         "--dump-dom",
-        url=f"{base}/__fit.html",
+        url=f"{base}/__fit.html?w={width}",
     )
     match = re.search(r'<pre id="result">(.*?)</pre>', out, re.S)
     assert match and match.group(1) != "pending", "[book layout] the measuring page did not finish"
     found = json.loads(html.unescape(match.group(1)))
     assert set(found) == set(pages), f"[book layout] measured {len(found)} of {len(pages)} pages"
+    return found
+
+
+def test_code_and_outputs_fit_at_1400px(harness_server, browser):
+    base, pages = harness_server
+    found = _measure(base, pages, browser, WIDE)
     blocks = sum(r["blocks"] for r in found.values())
     assert blocks > 100, f"[book layout] expected code blocks to measure, found {blocks}"
     wide = {page: r["wide"] for page, r in found.items() if r["wide"]}
@@ -402,6 +450,30 @@ def test_code_and_outputs_fit_at_1400px(harness_server, browser):
         f"[book layout] blocks that scroll sideways at {WIDE} px "
         f"(scrollWidth, clientWidth, text):\n" + json.dumps(wide, indent=1, ensure_ascii=False)
     )
+
+
+def test_phone_width_keeps_pages_narrow_and_plots_readable(harness_server, browser):
+    """At 400 px no page scrolls sideways (long API titles wrap), and every plot keeps its
+    drawn size, in a box of its own that scrolls, so its labels stay readable."""
+    base, pages = harness_server
+    found = _measure(base, pages, browser, NARROW)
+    wide_pages = {p: r["page"] for p, r in found.items() if r["page"][0] > r["page"][1] + 1}
+    assert wide_pages == {}, f"[book layout] pages wider than {NARROW} px: {wide_pages}"
+    assert sum(r["plots"] for r in found.values()) > 10, "[book layout] expected plots to measure"
+    shrunk = {p: r["shrunk"] for p, r in found.items() if r["shrunk"]}
+    assert shrunk == {}, (
+        f"[book layout] plots shrunk below their drawn size at {NARROW} px: {shrunk}"
+    )
+
+
+def test_search_for_pdc_grade_leads_with_the_instructor_guide(harness_server, browser):
+    base, _ = harness_server
+    out = browser("--dump-dom", url=f"{base}/search.html?q=pdc+grade")
+    results = out[out.find('<ul class="search"') :] if '<ul class="search"' in out else ""
+    hits = re.findall(r'<a [^>]*href="([^"?#]+)', results)
+    assert hits, "[book search] no results for 'pdc grade'"
+    assert hits[0].endswith("instructor.html"), f"[book search] first results: {hits[:5]}"
+    assert any("/api/" in h or h.startswith("api/") for h in hits), "API entries still found"
 
 
 def _shot_pages(site: Path, build) -> dict[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import importlib
 import inspect
+import os
 import pkgutil
 import re
 from typing import Any
@@ -72,6 +73,11 @@ def _config_inited(app: Any, config: Any) -> None:
         pdc_package=PACKAGE, pdc_exports=entries, pdc_exports_here=here, pdc_modules=modules()
     )
     config.autosummary_context = context
+    # Sphinx opens html_search_scorer relative to the working directory, and jupyter-book runs
+    # with the book's own folder as the configuration directory: anchor the path there.
+    scorer = config.html_search_scorer
+    if scorer and not os.path.isabs(scorer):
+        config.html_search_scorer = os.path.join(app.confdir or app.srcdir, scorer)
 
 
 def _canonical(target: str) -> str | None:

@@ -23,7 +23,10 @@ success line. The module for a name is found from its prefix (``ch01.saxpy`` liv
 
 ``tests/test_practice.py`` runs every practice cell's stub on its own, with ``np``, ``math``,
 ``pdc`` and ``cuda`` (numba's CUDA module) predefined, and requires that the stub fails its
-check and the model answer passes it; a stub cell imports anything else it needs itself.
+check and the model answer passes it, and that typical wrong answers fail; a stub cell imports
+anything else it needs itself. Kernel checks judge behaviour, never source text: they run the
+kernel in pdc's instrumented simulator (``practice._cuda.simulate``), which reports an
+out-of-range index, a race or a divergent barrier even when the values come out right.
 """
 
 from __future__ import annotations

@@ -1,12 +1,34 @@
-"""Launch a student's kernel for a checker, turning the usual failures into feedback."""
+"""Launch a student's kernel for a checker, turning the usual failures into feedback.
+
+A checker judges behaviour, never the text of a kernel: :func:`simulate` runs the kernel in
+pdc's instrumented simulator (:mod:`pdc.grade.sim`), which reports what a GPU would do
+silently or only sometimes: an index outside an array, a race between threads that no barrier
+orders, a barrier some threads never reach, a read of memory nobody wrote. The same run gives
+the output values, so a check needs no GPU and gives the same verdict with one.
+"""
 
 from __future__ import annotations
-
-import inspect
 
 import numpy as np
 
 from . import Wrong
+
+# What each simulator finding means for the student, most fundamental first.
+_FINDINGS = {
+    "error": "the kernel failed",
+    "oob": (
+        "indexed outside an array: the last block overhangs the data, so every access needs "
+        "a bounds guard (on a GPU such an access reads or overwrites other memory, silently)"
+    ),
+    "race": (
+        "has a race: two threads touch the same element and nothing orders them (a barrier "
+        "between a write and another thread's read, or an atomic for a shared counter); "
+        "a GPU can give a different answer from run to run"
+    ),
+    "divergence": "reaches a barrier that some threads of the block skip",
+    "uninitialized": "reads memory before any thread wrote it",
+    "warp": "uses a warp collective with a lane that is not in its mask",
+}
 
 
 def cuda():
@@ -16,45 +38,28 @@ def cuda():
     return pdc.numba_cuda()
 
 
-def launch(kernel, grid, block, *args, what: str):
-    """Run ``kernel[grid, block](*args)`` and copy device outputs back.
+def simulate(kernel, grid, block, *args, what: str, schedules: int = 2) -> list[np.ndarray]:
+    """Run ``kernel[grid, block](*args)`` in pdc's instrumented simulator; return the arrays.
+
+    Array arguments are copied first, so the caller's arrays are left as they were.
+    ``schedules=2`` also runs blocks and threads in the reverse order, a second net for races.
 
     Raises:
-        Wrong: If the object is not a CUDA kernel, or the launch fails (for example an
-            out-of-bounds index, which the simulator reports and a GPU may not).
+        Wrong: If the object is not a CUDA kernel, or the simulator reports a finding
+            (out of range, race, divergent barrier, uninitialised read, warp mask), naming
+            the first example it gives.
     """
-    if not hasattr(kernel, "configure") and not hasattr(kernel, "__getitem__"):
+    from pdc.grade import sim
+
+    if not callable(getattr(kernel, "py_func", kernel)):
         raise Wrong(f"{what} is not a CUDA kernel: decorate it with @cuda.jit")
+    arrays = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
     try:
-        kernel[grid, block](*args)
-        cuda().synchronize()
-    except IndexError as exc:
-        raise Wrong(
-            f"{what} indexed outside an array ({exc}): the last block overhangs the data, "
-            "so every access needs a bounds guard"
-        ) from exc
+        report = sim.launch(kernel, grid, block, arrays, schedules=schedules)
     except Exception as exc:
         raise Wrong(f"launching {what} failed: {type(exc).__name__}: {exc}") from exc
-    return [np.asarray(a.copy_to_host() if hasattr(a, "copy_to_host") else a) for a in args]
-
-
-def source(kernel) -> str | None:
-    """The Python source of a kernel, or None where it cannot be read."""
-    try:
-        return inspect.getsource(getattr(kernel, "py_func", kernel))
-    except (OSError, TypeError):
-        return None
-
-
-def require_guard(kernel, what: str) -> None:
-    """Raise :class:`Wrong` when a kernel with correct results compares no index to a size.
-
-    The simulator raises on an out-of-bounds index, but a GPU writes past the end silently,
-    so there the results alone cannot show a missing guard.
-    """
-    text = source(kernel)
-    if text is not None and not any(t in text for t in (".size", ".shape", "len(")):
-        raise Wrong(
-            f"the values are right here, but {what} never compares its index with the array's "
-            "size: without a bounds guard a GPU writes past the end of out, silently"
-        )
+    for kind, meaning in _FINDINGS.items():
+        if report.count(kind):
+            example = report.findings[kind]["examples"][0]
+            raise Wrong(f"{what} {meaning}. The simulator saw: {example}")
+    return arrays

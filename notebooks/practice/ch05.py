@@ -1,4 +1,4 @@
-"""Chapter 5 practice: reversing blocks through shared memory, a histogram with atomics."""
+"""Chapter 5 practice: shared memory, atomics, warp shuffles, fixing a kernel from its findings."""
 
 from __future__ import annotations
 
@@ -21,17 +21,13 @@ def reverse_blocks(x, out):
     out[i] = tile[BLOCK - 1 - t]
 
 
-def _source(kernel) -> str:
-    # Without readable source, judge by the results alone.
-    return _cuda.source(kernel) or "cuda.syncthreads() cuda.atomic"
-
-
 @exercise("ch05.reverse_blocks", answer=reverse_blocks)
 def _check_reverse_blocks(kernel):
     blocks = 4
     x = np.arange(blocks * BLOCK, dtype=np.float32)
     out = np.full_like(x, np.nan)
-    _, got = _cuda.launch(kernel, blocks, BLOCK, x, out, what=f"reverse_blocks[{blocks}, 64]")
+    # The simulator reports a read of a slot that no barrier orders after its write.
+    _, got = _cuda.simulate(kernel, blocks, BLOCK, x, out, what=f"reverse_blocks[{blocks}, 64]")
     want = x.reshape(blocks, BLOCK)[:, ::-1].ravel()
     if np.isnan(got).all():
         raise Wrong("out is untouched: the kernel wrote nothing (still the stub?)")
@@ -40,12 +36,6 @@ def _check_reverse_blocks(kernel):
     if np.array_equal(got, x[::-1]):
         raise Wrong("out reverses the whole array: reverse each block's 64 elements in place")
     expect_close(got, want, what="out after reverse_blocks")
-    if "syncthreads" not in _source(kernel):
-        raise Wrong(
-            "the values are right here, but without cuda.syncthreads() between the write "
-            "and the read a thread can read a slot its owner has not written yet (a race "
-            "the simulator rarely shows and a GPU does)"
-        )
     return "4 blocks of 64, each reversed through shared memory, with a barrier"
 
 
@@ -62,7 +52,8 @@ def _check_histogram(kernel):
     values = np.random.default_rng(5).integers(0, 16, 1000).astype(np.int32)
     counts = np.zeros(16, np.int32)
     # 64 threads for 1000 values: only a grid-stride loop reaches them all.
-    _, got = _cuda.launch(kernel, 2, 32, values, counts, what="histogram[2, 32]")
+    # A plain `counts[v] += 1` from two threads is a race the simulator reports.
+    _, got = _cuda.simulate(kernel, 2, 32, values, counts, what="histogram[2, 32]")
     want = np.bincount(values, minlength=16).astype(np.int32)
     total = int(got.sum())
     if total == 0:
@@ -75,9 +66,104 @@ def _check_histogram(kernel):
     if total < values.size:
         raise Wrong(f"{total} values counted of 1000: some were skipped, check the loop bounds")
     expect_close(got, want, what="counts after histogram")
-    if "atomic" not in _source(kernel):
-        raise Wrong(
-            "the counts are right here, but `counts[v] += 1` is a race: on a GPU two threads "
-            "read the same count and one increment is lost. Use cuda.atomic.add"
-        )
     return "1000 values in 16 bins with 64 threads: grid-stride loop and atomic adds"
+
+
+FULL_MASK = 0xFFFFFFFF  # all 32 lanes of a warp
+
+
+@cuda.jit
+def warp_max(x, out):
+    v = x[cuda.grid(1)]
+    offset = 16
+    while offset > 0:  # every lane takes part in every shuffle: no branch around it
+        v = max(v, cuda.shfl_down_sync(FULL_MASK, v, offset))
+        offset //= 2
+    if cuda.threadIdx.x % 32 == 0:  # lane 0 holds the warp's maximum
+        out[cuda.grid(1) // 32] = v
+
+
+@exercise("ch05.warp_max", answer=warp_max)
+def _check_warp_max(kernel):
+    rng = np.random.default_rng(11)
+    x = rng.permutation(128).astype(np.float32) - 60  # 4 warps; maxima at varying lanes
+    out = np.full(4, np.nan, np.float32)
+    # The simulator resolves the shuffles and reports a lane that the mask names but that
+    # never reaches the call (a shuffle inside a branch).
+    _, got = _cuda.simulate(kernel, 2, 64, x, out, what="warp_max[2, 64]")
+    want = x.reshape(4, 32).max(axis=1)
+    if np.isnan(got).all():
+        raise Wrong("out is untouched: the kernel wrote nothing (still the stub?)")
+    if np.array_equal(got, x.reshape(4, 32)[:, 0]):
+        raise Wrong("out holds each warp's lane 0 value: the shuffles never changed v")
+    expect_close(got, want, what="out after warp_max")
+    return "4 warps, each maximum found by 5 shuffles down, written once by lane 0"
+
+
+@cuda.jit
+def shift_left(x, out):
+    tile = cuda.shared.array(65, float32)  # the block's elements and one more on the right
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    # every slot is written, with 0 past the end: no out-of-range read, no uninitialised slot
+    tile[t] = x[i] if i < x.size else float32(0.0)
+    if t == 63:
+        tile[64] = x[i + 1] if i + 1 < x.size else float32(0.0)
+    cuda.syncthreads()  # outside any branch: every thread writes before any reads a neighbour
+    if i < x.size:
+        out[i] = tile[t + 1]
+
+
+@exercise("ch05.shift_left", answer=shift_left)
+def _check_shift_left(kernel):
+    x = np.arange(1, 201, dtype=np.float32)  # 200 elements: the last block overhangs
+    out = np.full_like(x, np.nan)
+    _, got = _cuda.simulate(kernel, 4, 64, x, out, what="shift_left[4, 64]")
+    want = np.append(x[1:], np.float32(0.0))
+    if np.isnan(got).all():
+        raise Wrong("out is untouched: the kernel wrote nothing")
+    if got[-1] != 0 and np.array_equal(got[:-1], want[:-1]):
+        raise Wrong(f"out[199] = {got[-1]!r}, expected 0: past the end of x the value is 0")
+    expect_close(got, want, what="out after shift_left")
+    return "200 elements in 4 blocks of 64: guarded, a barrier every thread reaches, 0 at the end"
+
+
+_BLOCKING = ("s1", "s2")  # streams created with cuda.stream(): blocking, the default kind
+_STREAMS = ("default", *_BLOCKING, "nonblocking")
+
+
+def may_overlap(first, second):
+    """Whether pending work on stream ``second`` may run while the work on ``first`` runs."""
+    if first == second:
+        return False  # one stream is an in-order queue
+    if "default" in (first, second):
+        other = second if first == "default" else first
+        # The legacy default stream waits for earlier work of every blocking stream, and later
+        # work of a blocking stream waits for it; a non-blocking stream is exempt.
+        return other == "nonblocking"
+    return True  # two different non-default streams are independent
+
+
+@exercise("ch05.may_overlap", answer=may_overlap)
+def _check_may_overlap(fn):
+    for first in _STREAMS:
+        for second in _STREAMS:
+            want = may_overlap(first, second)
+            got = fn(first, second)
+            if got is None:
+                raise Wrong("may_overlap returned None: is it still the stub?")
+            if bool(got) == want:
+                continue
+            if first == second:
+                hint = "work on one stream runs in the order it was queued, never at once"
+            elif "default" in (first, second) and "nonblocking" in (first, second):
+                hint = "a stream created non-blocking does not synchronise with the default stream"
+            elif "default" in (first, second):
+                hint = (
+                    "the legacy default stream waits for earlier work on every blocking stream, "
+                    "and later work on a blocking stream waits for it"
+                )
+            else:
+                hint = "two different streams, neither the default one, are independent queues"
+            raise Wrong(f"may_overlap({first!r}, {second!r}) = {got!r}, expected {want}: {hint}")
+    return "16 pairs: one queue in order, the legacy default stream joins the blocking streams"

@@ -12,7 +12,7 @@ def make_pipeline(dataset, device_type):
     from torch.utils.data import DataLoader
 
     cuda = device_type == "cuda"
-    # pinned batches skip the driver's staging copy; non_blocking then overlaps the copy
+    # pinned batches let the copy to the GPU be an asynchronous DMA; non_blocking lets it overlap
     loader = DataLoader(dataset, batch_size=256, shuffle=True, pin_memory=cuda)
     return loader, {"non_blocking": cuda}
 
@@ -34,7 +34,8 @@ def _check_pipeline(fn):
             raise Wrong("the loader does not shuffle: pass shuffle=True")
         if loader.pin_memory != (device_type == "cuda"):
             why = (
-                "batches for a CUDA device should be pinned: the copy then skips the staging buffer"
+                "batches for a CUDA device should be pinned: only from pinned memory can the "
+                "copy to the GPU run asynchronously and overlap with compute"
                 if device_type == "cuda"
                 else "pinning for the CPU only costs page-locked memory (PyTorch ignores it)"
             )

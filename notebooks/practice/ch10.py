@@ -95,3 +95,82 @@ def _check_matvec(fn):
                 f"the kernel counted {want}{hint}"
             )
     return "matches the kernel's own counter, including a last block with rowless threads"
+
+
+def ring_allreduce(buffers, send):
+    """Sum P equal-length vectors around a ring; return P arrays, each the total."""
+    p = len(buffers)
+    seg = [np.array_split(np.array(b, dtype=np.float64), p) for b in buffers]  # seg[i][k]
+    # Reduce-scatter: at step s worker i passes on segment (i - s) % p, which its right
+    # neighbour adds to its own copy. After p - 1 steps worker i holds the full sum of
+    # segment (i + 1) % p.
+    for s in range(p - 1):
+        arrived = [send(i, seg[i][(i - s) % p]) for i in range(p)]  # all workers at once
+        for i in range(p):
+            left = (i - 1) % p
+            seg[i][(left - s) % p] = seg[i][(left - s) % p] + arrived[left]
+    # All-gather: the finished segments travel once around the ring.
+    for s in range(p - 1):
+        arrived = [send(i, seg[i][(i + 1 - s) % p]) for i in range(p)]
+        for i in range(p):
+            left = (i - 1) % p
+            seg[i][(left + 1 - s) % p] = arrived[left]
+    return [np.concatenate(parts) for parts in seg]
+
+
+class _Ring:
+    """The network of the check: worker i can send only to worker (i + 1) % p."""
+
+    def __init__(self, p: int):
+        self.p = p
+        self.sent = [0] * p  # elements each worker sent
+        self.messages = [0] * p
+
+    def send(self, i, data):
+        if not isinstance(i, (int, np.integer)) or not 0 <= i < self.p:
+            raise Wrong(f"send(i, data): i must be a worker number 0 to {self.p - 1}, got {i!r}")
+        arr = np.array(data, dtype=np.float64)  # a copy: what arrives is the receiver's own
+        self.sent[int(i)] += arr.size
+        self.messages[int(i)] += 1
+        return arr
+
+
+@exercise("ch10.ring_allreduce", answer=ring_allreduce)
+def _check_ring(fn):
+    rng = np.random.default_rng(3)
+    for p, n in ((4, 12), (3, 10), (2, 7)):
+        buffers = [rng.integers(-9, 10, n).astype(np.float64) for _ in range(p)]
+        before = [b.copy() for b in buffers]
+        ring = _Ring(p)
+        got = fn([b.copy() for b in buffers], ring.send)
+        if got is None:
+            raise Wrong("ring_allreduce returned None: is it still the stub?")
+        if len(got) != p:
+            raise Wrong(f"with {p} workers ring_allreduce returned {len(got)} arrays, expected {p}")
+        total = np.sum(before, axis=0)
+        for i, g in enumerate(got):
+            g = np.asarray(g)
+            if g.shape != total.shape or not np.allclose(g, total):
+                raise Wrong(
+                    f"{p} workers, n = {n}: worker {i} ends with {np.round(g, 3).tolist()}, "
+                    f"expected the sum {total.tolist()}"
+                    + (
+                        ": after the reduce-scatter each worker owns only one summed segment; "
+                        "the all-gather passes them around"
+                        if g.shape == total.shape and np.isclose(g, total).sum() >= n // p
+                        else ""
+                    )
+                )
+        if sum(ring.sent) == 0:
+            raise Wrong(
+                "the sums are right, but no data went through send(): workers share no memory"
+            )
+        if n % p == 0:
+            ideal = 2 * (p - 1) * n // p
+            if max(ring.sent) > ideal:
+                raise Wrong(
+                    f"{p} workers, n = {n}: a worker sent {max(ring.sent)} values; a ring "
+                    f"all-reduce sends 2 (p - 1) / p * n = {ideal} (the whole vector p - 1 times "
+                    f"is {(p - 1) * n}): send segments of n / p, not whole vectors"
+                )
+    return "4, 3 and 2 workers: every worker ends with the sum, sending 2 (p - 1) / p of its vector"
