@@ -199,6 +199,13 @@ def _traffic(part: Part, results: list) -> tuple[float, str]:
 _PUBLIC_ROWS = [(4, 100, 0.0), (3, 300, BIG), (2, 1, 0.0)]
 _PUBLIC_FUSED = [(4, 100, 0.0), (3, 300, BIG), (2, 37, BIG)]
 RTOL, ATOL = 1e-4, 1e-6  # float32 exp and sums against a float64 reference
+#: Why a softmax gives inf or nan: exp overflows float32 above 88.7.
+HINTS = {
+    "nonfinite": "an overflow (exp of a value above 88.7 is inf in float32, and inf / inf is "
+    "nan: subtract the row's max first), a division by zero, or a value read that was never "
+    "defined"
+}
+
 SOFTMAX = Exercise(
     "11_softmax",
     "Row softmax: three kernels, then fused",
@@ -217,6 +224,7 @@ SOFTMAX = Exercise(
             max_work=_row_work(1, 3),
             rtol=RTOL,
             atol=ATOL,
+            hints=HINTS,
         ),
         Part(
             "exp_sum",
@@ -232,6 +240,7 @@ SOFTMAX = Exercise(
             max_work=_row_work(3, 3),
             rtol=RTOL,
             atol=ATOL,
+            hints=HINTS,
         ),
         Part(
             "normalize",
@@ -247,6 +256,7 @@ SOFTMAX = Exercise(
             max_stores=1,
             rtol=RTOL,
             atol=ATOL,
+            hints=HINTS,
         ),
         Part(
             "softmax_fused",
@@ -274,6 +284,7 @@ SOFTMAX = Exercise(
             },
             rtol=RTOL,
             atol=ATOL,
+            hints=HINTS,
         ),
     ],
     {"TPB": TPB},

@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from pdc.grade.exercises import Case, Exercise, Part, block_sum_spec, edges_1d
+from pdc.grade.judge import finding_lines
 
 TPB = 128  # threads per block, as in exercise 5
 WARP = 32
@@ -130,21 +131,17 @@ def mask_hint(example: str) -> str:
 
 def _masks(part: Part, results: list) -> tuple[float, str]:
     """Judge ``masks``: no shuffle reads a lane that does not take part in it."""
-    lines: list[str] = []
     hints: list[str] = []
     for r in sorted(results, key=lambda r: r.case.hidden):  # public cases can explain
-        n = r.report.count("warp")
-        if not n:
-            continue
-        example = r.report.findings["warp"]["examples"][0]
-        if mask_hint(example) not in hints:
-            hints.append(mask_hint(example))
-        if r.case.hidden:  # counts and thread coordinates could reveal the sizes
-            lines.append(f"{_where(r)}: a shuffle reads a lane that does not take part in it")
-        else:
-            lines.append(f"{_where(r)}: {n} warp finding(s), e.g. {example}")
+        if r.report.count("warp"):
+            hint = mask_hint(r.report.findings["warp"]["examples"][0])
+            if hint not in hints:
+                hints.append(hint)
+    # Counts and thread coordinates of hidden cases could reveal their sizes.
+    hidden_text = {"warp": "a shuffle reads a lane that does not take part in it"}
+    lines = finding_lines(results, ("warp",), hidden_text)
     if lines:
-        return 0.0, "\n".join(lines + [f"why: {h}" for h in hints])
+        return 0.0, "\n".join([f"why: {h}" for h in hints] + lines)  # the rule first
     return 1.0, "every shuffle's mask names exactly the lanes that execute it"
 
 

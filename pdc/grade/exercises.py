@@ -75,6 +75,9 @@ class Part:
     boundaries: dict = field(default_factory=dict)
     # A plug-in part that makes its own hidden cases: rng -> list of Cases.
     draw: Callable | None = None
+    # Hints where a general one would mislead: "nonfinite" explains outputs that are inf or
+    # nan where the expected ones are finite (default: judge.NONFINITE_HINT).
+    hints: dict = field(default_factory=dict)
 
     def criterion_title(self, criterion: str) -> str:
         """What a criterion checks, in words."""
