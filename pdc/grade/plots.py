@@ -12,7 +12,7 @@ import numpy as np
 from pdc.grade.simreport import LaunchReport
 
 _COLOR_BY = ("thread", "warp", "block")
-_LABEL_CELLS = 256  # write ids into the cells of arrays up to this size (more would overlap)
+_LABEL_CELLS = 1024  # write ids into the cells of arrays up to this size
 
 
 def _ids(report: LaunchReport, thread: np.ndarray, color_by: str) -> np.ndarray:
