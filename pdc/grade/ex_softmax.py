@@ -59,14 +59,20 @@ def matrix(
             row overflows a softmax that skips the max; distinct offsets per row catch a
             kernel that mixes up rows.
         spread: Values lie within +-spread of the row's offset. At WIDE, a kernel that takes
-            ``exp`` of anything but ``x - max`` overflows even where the offset is 0.
+            ``exp`` of anything but ``x - max`` overflows even where the offset is 0, and the
+            first two rows are sorted, one rising and one falling, so that subtracting the
+            row's first or last value in place of its max overflows too.
 
     Returns:
         A C-contiguous float32 array of shape (rows, cols).
     """
     sign = rng.choice([-1.0, 1.0], size=(rows, 1))
     base = sign * rng.uniform(offset / 2, offset, size=(rows, 1))
-    return (base + rng.uniform(-spread, spread, size=(rows, cols))).astype(np.float32)
+    x = base + rng.uniform(-spread, spread, size=(rows, cols))
+    if spread >= WIDE and rows >= 2:
+        x[0] = np.sort(x[0])
+        x[1] = np.sort(x[1])[::-1]
+    return x.astype(np.float32)
 
 
 def _sizes(sizes: tuple) -> tuple[int, int, float, float]:
@@ -121,13 +127,14 @@ def _hidden(rng: np.random.Generator) -> list[tuple[int, int, float, float]]:
     """Hidden (rows, cols, offset, spread) sizes: every draw has each of ``_BOUNDARIES``.
 
     Rows a column short of and past the block, a single column, rows over two blocks long
-    with values spread +-WIDE around 0 (exp overflows without the max), rows shorter than a
-    warp, and a single row of LONG columns spread +-WIDE around +-BIG.
+    with values spread +-WIDE around 0 (exp overflows without the max; one row rises, one
+    falls), rows shorter than a warp, and a single row of LONG columns spread +-WIDE around
+    +-BIG.
     """
     return [
         (int(rng.integers(1, 5)), TPB - 1, BIG, SPREAD),
         (int(rng.integers(2, 6)), 1, float(rng.choice([0.0, BIG])), SPREAD),
-        (int(rng.integers(1, 4)), int(rng.integers(2, 4)) * TPB + 1, 0.0, WIDE),
+        (int(rng.integers(2, 4)), int(rng.integers(2, 4)) * TPB + 1, 0.0, WIDE),
         (
             int(rng.integers(2, 7)),
             int(rng.choice([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31])),
@@ -148,8 +155,9 @@ _BOUNDARIES = {
     f"a single row of at least {LONG - 1} columns": lambda c: (
         c.dims["rows"] == 1 and c.dims["cols"] >= LONG - 1
     ),
-    f"values spread +-{WIDE:g} around 0 (exp overflows float32 without the max)": lambda c: (
-        c.dims["spread"] >= WIDE and c.dims["offset"] == 0.0
+    f"rows spread +-{WIDE:g} around 0, one rising and one falling (exp overflows float32 "
+    "unless it is of x - max)": lambda c: (
+        c.dims["spread"] >= WIDE and c.dims["offset"] == 0.0 and c.dims["rows"] >= 2
     ),
     f"rows offset by up to +-{BIG:g}": lambda c: c.dims["offset"] >= BIG,
 }
