@@ -135,7 +135,8 @@ def test_registered_under_its_key_with_four_kernels():
 def test_row_kernels_run_one_block_per_row(part):
     case = _case(part, (5, 300, exm.BIG))
     assert case.grid == (5,) and case.block == (TPB,)
-    assert case.args["x"].shape == (5, 300) and case.dims == {"rows": 5, "cols": 300}
+    assert case.args["x"].shape == (5, 300)
+    assert (case.dims["rows"], case.dims["cols"], case.dims["offset"]) == (5, 300, exm.BIG)
     assert "rows offset by up to +-1000" in case.label
     expected = part.reference(case.args)
     assert set(expected) == set(case.outputs)
@@ -166,13 +167,18 @@ def test_public_cases_have_short_long_and_offset_rows():
 
 
 def test_hidden_sizes_cover_the_awkward_rows():
-    sizes = [s for seed in range(30) for s in FUSED.hidden(np.random.default_rng(seed))]
-    cols = {c for _, c, _ in sizes}
-    assert {TPB - 1, TPB + 1} <= cols and 1 in cols
-    assert any(c > 2 * TPB for c in cols) and any(1 < c < 32 for c in cols)
-    assert sum(offset == exm.BIG for _, _, offset in sizes) >= len(sizes) // 2
-    # Small enough for the simulator: at most a few thousand threads per case.
-    assert max(r * math.ceil(c / TPB) * TPB for r, c, _ in sizes) <= 3 * 3 * TPB * 2
+    draws = [FUSED.hidden(np.random.default_rng(seed)) for seed in range(30)]
+    sizes = [exm._sizes(s) for draw in draws for s in draw]
+    cols = {c for _, c, _, _ in sizes}
+    assert {TPB - 1, 1, exm.LONG} <= cols
+    assert any(c > 2 * TPB and c % TPB == 1 for c in cols) and any(1 < c < 32 for c in cols)
+    assert sum(offset == exm.BIG for _, _, offset, _ in sizes) >= len(sizes) // 2
+    for draw in draws:  # every draw: a row spread wide enough that exp(x) overflows float32
+        assert any(
+            spread > 88.7 and offset == 0.0 for _, _, offset, spread in map(exm._sizes, draw)
+        )
+    # Small enough for the simulator: a row of LONG columns is the largest case.
+    assert max(r * math.ceil(c / TPB) * TPB for r, c, _, _ in sizes) <= exm.LONG + TPB
 
 
 # -- the traffic judge --------------------------------------------------------------------------
@@ -200,7 +206,7 @@ def test_traffic_on_a_hidden_case_reveals_no_numbers():
 
 def test_work_bound_grows_with_the_row_and_stops_a_serial_thread():
     short, long = _case(sizes=(2, 100, 0.0)), _case(sizes=(2, 3 * TPB, 0.0))
-    assert FUSED.max_work(long) - FUSED.max_work(short) == 3 * 2
+    assert FUSED.max_work(long) - FUSED.max_work(short) == 4 * 2  # 3 loads and a store
     assert 3 * 100 > FUSED.max_work(short)  # one thread reading a row twice and writing it
 
 

@@ -145,7 +145,7 @@ def test_check_shows_the_bank_table_and_the_access_maps(capsys, monkeypatch):
     (fig,) = shown
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert any(t.endswith(": C") for t in titles)
-    assert any("shared:0" in t for t in titles) and any("shared:1" in t for t in titles)
+    assert any(t.endswith(": sA") for t in titles) and any(t.endswith(": sB") for t in titles)
     plt.close("all")
     with pytest.raises(ValueError, match=r"\[check\] expected show in"):
         checking.check(fn, show="sectors")

@@ -7,7 +7,7 @@ judges their raw results here; see pdc.grade.grader for why.
 from __future__ import annotations
 
 
-def check(kernel, name=None, *, show=None) -> None:
+def check(kernel, name=None, *, show="auto") -> None:
     """Check a kernel on its exercise's public cases (see pdc.grade.checking.check)."""
     from pdc.grade.checking import check as _check
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -151,6 +152,19 @@ def run_public(
 
 PUBLIC_ONLY = "public cases only: the grader also runs hidden cases (pdc grade)"
 _SHOWS = ("access", "banks")
+#: Findings about positions, by a phrase of their feedback, and the pictures that show them.
+_PICTURED = (
+    ("out-of-bounds access", ("access",)),
+    ("not coalesced", ("access",)),
+    ("bank conflicts", ("access", "banks")),
+)
+
+
+def pictures_for(verdicts) -> tuple:
+    """The pictures that explain a kernel's failing criteria: an access map where a finding
+    is about positions (out of range, not coalesced), and the bank table for conflicts."""
+    text = "\n".join(v.output for v in verdicts if not v.passed)
+    return tuple(s for s in _SHOWS if any(p in text and s in ss for p, ss in _PICTURED))
 
 
 def _shows(show) -> tuple:
@@ -163,10 +177,20 @@ def _shows(show) -> tuple:
     return shows
 
 
-def show_first_case(kernel, part, shows: tuple) -> None:
-    """Run the first public case again and show its access maps and/or bank table."""
+def pictured_case(part, verdicts) -> int:
+    """The public case that the failing feedback names first (0 if it names none)."""
+    text = "\n".join(v.output for v in verdicts if not v.passed)
+    for k, case in enumerate(exs.public_cases(part)):
+        if re.search(rf"(?:case|cases|,) {re.escape(case.label)}[,:]", text):
+            return k
+    return 0
+
+
+def show_first_case(kernel, part, shows: tuple, index: int = 0) -> None:
+    """Run a public case again (the first by default) and show its access maps and/or bank
+    table."""
     fn = sim.kernel_function(kernel)
-    case = exs.public_cases(part)[0]
+    case = exs.public_cases(part)[index]
     args = [v.copy() if isinstance(v, np.ndarray) else v for v in case.args.values()]
     rep = sim.launch(fn, case.grid, case.block, args, list(case.args), record="access" in shows)
     from pdc.grade import plots
@@ -184,12 +208,13 @@ def show_first_case(kernel, part, shows: tuple) -> None:
 
         fig, axes = plt.subplots(len(names), 1, figsize=(8, 3 * len(names)), squeeze=False)
         for ax, name in zip(axes[:, 0], names):
-            plots.access_map(rep, name, ax=ax, title=f"case {case.label}: {name}")
+            label = rep.access[name].get("name", name)  # a shared array: the student's name
+            plots.access_map(rep, name, ax=ax, title=f"case {case.label}: {label}")
         fig.tight_layout()
         plt.show()
 
 
-def check(kernel, name: str | None = None, *, show=None) -> None:
+def check(kernel, name: str | None = None, *, show="auto") -> None:
     """Check a kernel against its exercise's public cases and print specific feedback.
 
     The feedback names each failing case, the first mismatching index and the expected and
@@ -201,12 +226,16 @@ def check(kernel, name: str | None = None, *, show=None) -> None:
         name: The exercise kernel it answers (default: the function's name).
         show: Also show the first public case: ``"access"`` plots the access maps of its
             output arrays and shared arrays (who touched which element), ``"banks"`` prints
-            its shared-memory bank conflicts per line; a tuple shows both.
+            its shared-memory bank conflicts per line; a tuple shows both. The default,
+            ``"auto"``, shows what explains the feedback: the access maps where a finding is
+            about positions (out of range, not coalesced, bank conflicts), and the bank table
+            for bank conflicts. ``None`` shows nothing.
 
     Raises:
         ValueError: ``show`` names something else.
     """
-    shows = _shows(show)
+    auto = isinstance(show, str) and show == "auto"
+    shows = () if auto else _shows(show)
     fn = sim.kernel_function(kernel)
     name = name or getattr(kernel, "kernel_id", None) or fn.__name__
     _, plugin = exs.find_part(name, plugins=True)
@@ -231,5 +260,12 @@ def check(kernel, name: str | None = None, *, show=None) -> None:
     from pdc.ptx.resources import check_line
 
     print(check_line(kernel, part.name))
+    index = 0
+    if auto:
+        shows = pictures_for(verdicts)
+        if shows:
+            index = pictured_case(part, verdicts)
+            label = exs.public_cases(part)[index].label
+            print(f"case {label}, pictured (check(..., show=None) leaves pictures out):")
     if shows:
-        show_first_case(kernel, part, shows)
+        show_first_case(kernel, part, shows, index)

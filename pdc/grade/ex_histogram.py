@@ -92,33 +92,70 @@ def _make(launch):
         n, kind = sizes
         args = {"values": stream(rng, n, kind), "hist": np.zeros(BINS, np.int32)}
         grid, block = launch(n)
-        return Case(f"n={n}, {KINDS[kind]}", args, ("hist",), grid, block, dims={"n": n})
+        dims = {"n": n, "kind": kind}
+        return Case(f"n={n}, {KINDS[kind]}", args, ("hist",), grid, block, dims=dims)
 
     return make
 
 
 def _hidden_global(rng: np.random.Generator) -> list[tuple[int, str]]:
-    """A block short of and past a multiple, a single value, a prime; shapes drawn at random."""
-    k = int(rng.integers(1, 12))
-    kinds = [str(s) for s in rng.choice(list(KINDS), size=4)]
+    """A block short of and past a multiple, a single value, a prime; every shape each draw."""
+    kinds = [str(s) for s in rng.permutation(list(KINDS))] + [str(rng.choice(list(KINDS)))]
     return [
-        (k * TPB - 1, kinds[0]),
-        (k * TPB + 1, kinds[1]),
+        (int(rng.integers(1, 12)) * TPB - 1, kinds[0]),
+        (int(rng.integers(1, 12)) * TPB + 1, kinds[1]),
         (1, kinds[2]),
         (int(rng.choice(_PRIMES)), kinds[3]),
     ]
 
 
+#: Values per thread of the privatised kernel's large hidden cases: well past a kernel that
+#: handles a fixed few values per thread instead of striding over the whole stream.
+MANY_PER_THREAD = 8
+
+
 def _hidden_shared(rng: np.random.Generator) -> list[tuple[int, str]]:
-    """Fewer values than threads, one past the grid's width, a prime, and a skewed stream."""
+    """Fewer values than threads, one past the grid's width, many values per thread (uniform
+    and skewed), and every value equal."""
     grid_width = BLOCKS * TPB
-    kinds = [str(s) for s in rng.choice(list(KINDS), size=3)]
+    many = (MANY_PER_THREAD * grid_width + 1, (MANY_PER_THREAD + 2) * grid_width)
     return [
-        (int(rng.integers(1, TPB)), kinds[0]),
-        (grid_width * int(rng.integers(1, 5)) + 1, kinds[1]),
-        (int(rng.choice(_PRIMES)), kinds[2]),
+        (int(rng.integers(1, TPB)), str(rng.choice(list(KINDS)))),
+        (grid_width * int(rng.integers(1, 5)) + 1, str(rng.choice(list(KINDS)))),
+        (int(rng.integers(*many)), "uniform"),
+        (int(rng.integers(*many)), "hot"),
         (int(rng.integers(grid_width, 5 * grid_width)), "same"),
     ]
+
+
+def _per_thread(c: Case) -> float:
+    return c.dims["n"] / (math.prod(c.grid) * math.prod(c.block))
+
+
+_GLOBAL_BOUNDARIES = {
+    "n one below a multiple of TPB": lambda c: c.dims["n"] % TPB == TPB - 1,
+    "n one above a multiple of TPB": lambda c: c.dims["n"] % TPB == 1 and c.dims["n"] > TPB,
+    "n = 1": lambda c: c.dims["n"] == 1,
+    "a uniform stream": lambda c: c.dims["kind"] == "uniform",
+    "a skewed stream (three hot bins)": lambda c: c.dims["kind"] == "hot",
+    "a stream of one repeated value": lambda c: c.dims["kind"] == "same",
+}
+
+_SHARED_BOUNDARIES = {
+    "fewer values than the threads of one block": lambda c: c.dims["n"] < TPB,
+    "n one above a multiple of the grid's width": lambda c: (
+        c.dims["n"] % (BLOCKS * TPB) == 1 and c.dims["n"] > BLOCKS * TPB
+    ),
+    f"more than {MANY_PER_THREAD} values per thread, uniform": lambda c: (
+        _per_thread(c) > MANY_PER_THREAD and c.dims["kind"] == "uniform"
+    ),
+    f"more than {MANY_PER_THREAD} values per thread, skewed (three hot bins)": lambda c: (
+        _per_thread(c) > MANY_PER_THREAD and c.dims["kind"] == "hot"
+    ),
+    "one repeated value, more values than threads": lambda c: (
+        c.dims["kind"] == "same" and _per_thread(c) >= 1
+    ),
+}
 
 
 def _where(r) -> str:
@@ -185,6 +222,8 @@ HISTOGRAM = Exercise(
             ("values", "hist"),
             public=[(1000, "uniform"), (300, "same"), (777, "hot")],
             hidden=_hidden_global,
+            domain=f"any n >= 1 bytes, uniform, skewed or constant; TPB = {TPB}",
+            boundaries=_GLOBAL_BOUNDARIES,
             make=_make(global_launch),
             reference=lambda a: {"hist": histogram_spec(a["values"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1},
@@ -199,6 +238,9 @@ HISTOGRAM = Exercise(
             ("values", "hist"),
             public=[(2000, "uniform"), (1500, "same"), (1000, "hot")],
             hidden=_hidden_shared,
+            domain=f"any n >= 1 bytes, uniform, skewed or constant; grid BLOCKS x TPB = "
+            f"{BLOCKS} x {TPB}",
+            boundaries=_SHARED_BOUNDARIES,
             make=_make(shared_launch),
             reference=lambda a: {"hist": histogram_spec(a["values"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1, "atomics": 2},

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from pdc.grade.exercises import Case, Exercise, Part
+from pdc.grade.exercises import Case, Exercise, Part, edges_1d
 
 TPB = 128  # threads per block, a power of two: each block scans TPB elements
 #: Memory accesses per element a work-efficient block scan may make (Blelloch's makes ~12,
@@ -98,15 +98,27 @@ def _make_add_offsets(rng: np.random.Generator, sizes: tuple) -> Case:
 
 
 def _hidden_block_scan(rng: np.random.Generator) -> list[tuple[int]]:
-    """A block short of and past a multiple, a single element, a prime."""
-    k = int(rng.integers(1, 9))
-    return [(k * TPB - 1,), (k * TPB + 1,), (1,), (int(rng.choice(_PRIMES)),)]
+    """A block short of and past a multiple, an exact multiple, a single element, a prime."""
+    return [
+        (int(rng.integers(1, 9)) * TPB - 1,),
+        (int(rng.integers(1, 9)) * TPB + 1,),
+        (int(rng.integers(2, 9)) * TPB,),
+        (1,),
+        (int(rng.choice(_PRIMES)),),
+    ]
 
 
 def _hidden_add_offsets(rng: np.random.Generator) -> list[tuple[int]]:
     """Always two blocks or more (one block has nothing to add): near multiples, a prime."""
     k = int(rng.integers(2, 9))
     return [(k * TPB - 1,), (TPB + 1,), (int(rng.choice(_PRIMES)),), (k * TPB,)]
+
+
+_BLOCK_SCAN_BOUNDARIES = {**edges_1d(TPB, what="TPB"), "n = 1": lambda c: c.dims["n"] == 1}
+_ADD_OFFSETS_BOUNDARIES = {
+    **edges_1d(TPB, what="TPB"),
+    "n = TPB + 1 (the last block holds one element)": lambda c: c.dims["n"] == TPB + 1,
+}
 
 
 def _where(r) -> str:
@@ -168,6 +180,8 @@ SCAN = Exercise(
             ("x", "out", "block_sums"),
             public=[(1000,), (128,), (5,)],
             hidden=_hidden_block_scan,
+            domain=f"any n >= 1; TPB = {TPB}",
+            boundaries=_BLOCK_SCAN_BOUNDARIES,
             make=_make_block_scan,
             reference=lambda a: dict(zip(("out", "block_sums"), block_scan_spec(a["x"]))),
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1, "work": 1},
@@ -185,6 +199,8 @@ SCAN = Exercise(
             ("out", "offsets"),
             public=[(1000,), (256,), (300,)],
             hidden=_hidden_add_offsets,
+            domain=f"any n > TPB (one block has nothing to add); TPB = {TPB}",
+            boundaries=_ADD_OFFSETS_BOUNDARIES,
             make=_make_add_offsets,
             reference=lambda a: {"out": add_offsets_spec(a["out"], a["offsets"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},

@@ -29,7 +29,9 @@ TPB = 128  # threads per block: one block per row, each thread strides over the 
 MAX_LOADS = 2  # global loads per element the fused kernel may make
 MAX_STORES = 1  # global stores per element the fused kernel may make
 SPREAD = 4.0  # values of a row lie within +-SPREAD of the row's offset: outputs not one-hot
+WIDE = 100.0  # the spread of "wide" hidden rows: exp(100) overflows float32 (above 88.7)
 BIG = 1000.0  # the offset of "large" cases: exp(1000) overflows even float64
+LONG = 4097  # the longest hidden row: 32 blocks' worth of columns, and one more
 
 
 def softmax_spec(x: np.ndarray) -> np.ndarray:
@@ -44,8 +46,10 @@ def exp_sum_spec(x: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return e.astype(np.float32), e.sum(axis=1).astype(np.float32)
 
 
-def matrix(rng: np.random.Generator, rows: int, cols: int, offset: float) -> np.ndarray:
-    """A float32 input: each row within SPREAD of its own offset, of size offset/2..offset.
+def matrix(
+    rng: np.random.Generator, rows: int, cols: int, offset: float, spread: float = SPREAD
+) -> np.ndarray:
+    """A float32 input: each row within ``spread`` of its own offset, of size offset/2..offset.
 
     Args:
         rng: Where the values come from.
@@ -54,68 +58,113 @@ def matrix(rng: np.random.Generator, rows: int, cols: int, offset: float) -> np.
         offset: Largest size of a row's offset; its sign is drawn per row. Near 1000, every
             row overflows a softmax that skips the max; distinct offsets per row catch a
             kernel that mixes up rows.
+        spread: Values lie within +-spread of the row's offset. At WIDE, a kernel that takes
+            ``exp`` of anything but ``x - max`` overflows even where the offset is 0, and the
+            first two rows are sorted, one rising and one falling, so that subtracting the
+            row's first or last value in place of its max overflows too.
 
     Returns:
         A C-contiguous float32 array of shape (rows, cols).
     """
     sign = rng.choice([-1.0, 1.0], size=(rows, 1))
     base = sign * rng.uniform(offset / 2, offset, size=(rows, 1))
-    return (base + rng.uniform(-SPREAD, SPREAD, size=(rows, cols))).astype(np.float32)
+    x = base + rng.uniform(-spread, spread, size=(rows, cols))
+    if spread >= WIDE and rows >= 2:
+        x[0] = np.sort(x[0])
+        x[1] = np.sort(x[1])[::-1]
+    return x.astype(np.float32)
 
 
-def _row_case(x: np.ndarray, offset: float, args: dict, outputs: tuple) -> Case:
+def _sizes(sizes: tuple) -> tuple[int, int, float, float]:
+    """(rows, cols, offset[, spread]) with the spread defaulting to SPREAD."""
+    rows, cols, offset, *rest = sizes
+    return rows, cols, offset, (rest[0] if rest else SPREAD)
+
+
+def _row_case(x: np.ndarray, offset: float, args: dict, outputs: tuple, spread=SPREAD) -> Case:
     rows, cols = x.shape
     big = f", rows offset by up to +-{offset:g}" if offset else ""
-    dims = {"rows": rows, "cols": cols}
+    big += f", values spread +-{spread:g}" if spread != SPREAD else ""
+    dims = {"rows": rows, "cols": cols, "offset": offset, "spread": spread}
     return Case(f"x {rows}x{cols}{big}", args, outputs, (rows,), (TPB,), dims=dims)
 
 
 def _make_row_max(rng, sizes):
-    rows, cols, offset = sizes
-    x = matrix(rng, rows, cols, offset)
-    return _row_case(x, offset, {"x": x, "m": np.zeros(rows, np.float32)}, ("m",))
+    rows, cols, offset, spread = _sizes(sizes)
+    x = matrix(rng, rows, cols, offset, spread)
+    return _row_case(x, offset, {"x": x, "m": np.zeros(rows, np.float32)}, ("m",), spread)
 
 
 def _make_exp_sum(rng, sizes):
-    rows, cols, offset = sizes
-    x = matrix(rng, rows, cols, offset)
+    rows, cols, offset, spread = _sizes(sizes)
+    x = matrix(rng, rows, cols, offset, spread)
     args = {
         "x": x,
         "m": x.max(axis=1),
         "e": np.zeros((rows, cols), np.float32),
         "s": np.zeros(rows, np.float32),
     }
-    return _row_case(x, offset, args, ("e", "s"))
+    return _row_case(x, offset, args, ("e", "s"), spread)
 
 
 def _make_fused(rng, sizes):
-    rows, cols, offset = sizes
-    x = matrix(rng, rows, cols, offset)
-    return _row_case(x, offset, {"x": x, "out": np.zeros_like(x)}, ("out",))
+    rows, cols, offset, spread = _sizes(sizes)
+    x = matrix(rng, rows, cols, offset, spread)
+    return _row_case(x, offset, {"x": x, "out": np.zeros_like(x)}, ("out",), spread)
 
 
 def _make_normalize(rng, sizes):
-    rows, cols, offset = sizes
-    x = matrix(rng, rows, cols, offset)
+    rows, cols, offset, spread = _sizes(sizes)
+    x = matrix(rng, rows, cols, offset, spread)
     e, s = exp_sum_spec(x, x.max(axis=1))
     args = {"e": e, "s": s, "out": np.zeros((rows, cols), np.float32)}
     grid = (max(1, math.ceil(cols / TPB)), rows)
-    dims = {"rows": rows, "cols": cols}
+    dims = {"rows": rows, "cols": cols, "offset": offset, "spread": spread}
     return Case(f"e {rows}x{cols}", args, ("out",), grid, (TPB,), dims=dims)
 
 
-def _hidden(rng: np.random.Generator) -> list[tuple[int, int, float]]:
-    """Hidden (rows, cols, offset) sizes, most of them offset near 1000.
+def _hidden(rng: np.random.Generator) -> list[tuple[int, int, float, float]]:
+    """Hidden (rows, cols, offset, spread) sizes: every draw has each of ``_BOUNDARIES``.
 
-    Rows a column short of and past the block, a single column, rows over two blocks long,
-    and rows shorter than a warp.
+    Rows a column short of and past the block, a single column, rows over two blocks long
+    with values spread +-WIDE around 0 (exp overflows without the max; one row rises, one
+    falls), rows shorter than a warp, and a single row of LONG columns spread +-WIDE around
+    +-BIG.
     """
     return [
-        (int(rng.integers(1, 5)), TPB + int(rng.choice([-1, 1])), BIG),
-        (int(rng.integers(2, 6)), 1, float(rng.choice([0.0, BIG]))),
-        (int(rng.integers(1, 4)), int(rng.integers(2 * TPB + 1, 3 * TPB)), 0.0),
-        (int(rng.integers(2, 7)), int(rng.choice([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31])), BIG),
+        (int(rng.integers(1, 5)), TPB - 1, BIG, SPREAD),
+        (int(rng.integers(2, 6)), 1, float(rng.choice([0.0, BIG])), SPREAD),
+        (int(rng.integers(2, 4)), int(rng.integers(2, 4)) * TPB + 1, 0.0, WIDE),
+        (
+            int(rng.integers(2, 7)),
+            int(rng.choice([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31])),
+            BIG,
+            SPREAD,
+        ),
+        (1, LONG, BIG, WIDE),
     ]
+
+
+_BOUNDARIES = {
+    "cols one below a multiple of TPB": lambda c: c.dims["cols"] % TPB == TPB - 1,
+    "cols one above a multiple of TPB": lambda c: (
+        c.dims["cols"] % TPB == 1 and c.dims["cols"] > TPB
+    ),
+    "a single column": lambda c: c.dims["cols"] == 1,
+    "fewer columns than a warp": lambda c: 1 < c.dims["cols"] < 32,
+    f"a single row of at least {LONG - 1} columns": lambda c: (
+        c.dims["rows"] == 1 and c.dims["cols"] >= LONG - 1
+    ),
+    f"rows spread +-{WIDE:g} around 0, one rising and one falling (exp overflows float32 "
+    "unless it is of x - max)": lambda c: (
+        c.dims["spread"] >= WIDE and c.dims["offset"] == 0.0 and c.dims["rows"] >= 2
+    ),
+    f"rows offset by up to +-{BIG:g}": lambda c: c.dims["offset"] >= BIG,
+}
+_DOMAIN = (
+    f"rows >= 1, cols 1 to {LONG} (hidden), float32 values spread up to +-{WIDE:g} around "
+    f"a row offset up to +-{BIG:g}; TPB = {TPB}"
+)
 
 
 def _row_work(per_element: int, per_step: int):
@@ -158,6 +207,12 @@ def _traffic(part: Part, results: list) -> tuple[float, str]:
 _PUBLIC_ROWS = [(4, 100, 0.0), (3, 300, BIG), (2, 1, 0.0)]
 _PUBLIC_FUSED = [(4, 100, 0.0), (3, 300, BIG), (2, 37, BIG)]
 RTOL, ATOL = 1e-4, 1e-6  # float32 exp and sums against a float64 reference
+#: Why a softmax gives inf or nan: exp overflows float32 above 88.7.
+HINTS = {
+    "nonfinite": "an overflow (exp of a value above 88.7 is inf in float32, and inf / inf is "
+    "nan: subtract the row's max first), a division by zero, or a value read that was never "
+    "defined"
+}
 
 SOFTMAX = Exercise(
     "11_softmax",
@@ -169,12 +224,15 @@ SOFTMAX = Exercise(
             ("x", "m"),
             public=_PUBLIC_ROWS,
             hidden=_hidden,
+            domain=_DOMAIN,
+            boundaries=_BOUNDARIES,
             make=_make_row_max,
             reference=lambda a: {"m": a["x"].max(axis=1)},
             points={"public": 1, "hidden": 1, "sync": 1, "parallel": 1},
             max_work=_row_work(1, 3),
             rtol=RTOL,
             atol=ATOL,
+            hints=HINTS,
         ),
         Part(
             "exp_sum",
@@ -182,12 +240,15 @@ SOFTMAX = Exercise(
             ("x", "m", "e", "s"),
             public=_PUBLIC_ROWS,
             hidden=_hidden,
+            domain=_DOMAIN,
+            boundaries=_BOUNDARIES,
             make=_make_exp_sum,
             reference=lambda a: dict(zip(("e", "s"), exp_sum_spec(a["x"], a["m"]))),
             points={"public": 1, "hidden": 1, "sync": 1, "parallel": 1},
             max_work=_row_work(3, 3),
             rtol=RTOL,
             atol=ATOL,
+            hints=HINTS,
         ),
         Part(
             "normalize",
@@ -195,12 +256,15 @@ SOFTMAX = Exercise(
             ("e", "s", "out"),
             public=[(4, 100, 0.0), (3, 300, 0.0), (2, 37, 0.0)],
             hidden=_hidden,
+            domain=_DOMAIN,
+            boundaries=_BOUNDARIES,
             make=_make_normalize,
             reference=lambda a: {"out": (a["e"] / a["s"][:, None]).astype(np.float32)},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
             max_stores=1,
             rtol=RTOL,
             atol=ATOL,
+            hints=HINTS,
         ),
         Part(
             "softmax_fused",
@@ -208,6 +272,8 @@ SOFTMAX = Exercise(
             ("x", "out"),
             public=_PUBLIC_FUSED,
             hidden=_hidden,
+            domain=_DOMAIN,
+            boundaries=_BOUNDARIES,
             make=_make_fused,
             reference=lambda a: {"out": softmax_spec(a["x"])},
             points={
@@ -218,7 +284,7 @@ SOFTMAX = Exercise(
                 "parallel": 1,
                 "memory": 2,
             },
-            max_work=_row_work(3, 8),
+            max_work=_row_work(4, 8),  # two passes and a store, or three and a store
             judges={"memory": _traffic},
             titles={
                 "memory": f"global traffic (at most {MAX_LOADS} loads and "
@@ -226,6 +292,7 @@ SOFTMAX = Exercise(
             },
             rtol=RTOL,
             atol=ATOL,
+            hints=HINTS,
         ),
     ],
     {"TPB": TPB},

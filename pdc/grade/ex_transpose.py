@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from pdc.grade.exercises import Case, Exercise, Part
+from pdc.grade.exercises import Case, Exercise, Part, edges_2d
 
 TILE = 32  # a TILE x TILE tile per block of the tiled kernels: one warp spans a tile row
 BLOCK_ROWS = 8  # tiled kernels run (TILE, BLOCK_ROWS) threads: each moves TILE // BLOCK_ROWS
@@ -63,15 +63,31 @@ def _make(launch):
 
 
 def _hidden(rng: np.random.Generator) -> list[tuple[int, int]]:
-    """Sizes a row or column short of and past a tile, a single row or column, two primes."""
-    near = [TILE - 1, TILE + 1, 2 * TILE - 1]
-    thin = int(rng.integers(2, 2 * TILE + 3))
-    one_row = bool(rng.integers(0, 2))
+    """Rows and columns each a row short of and past a tile (never square), a single row, a
+    single column, and two distinct primes below a tile."""
+
+    below = int(rng.choice([TILE - 1, 2 * TILE - 1]))  # past 2 * TILE: too slow to simulate
+    primes = [int(p) for p in rng.choice([p for p in _PRIMES if p < TILE], 2, replace=False)]
     return [
-        (int(rng.choice(near)), int(rng.choice(near))),
-        (1, thin) if one_row else (thin, 1),
-        (int(rng.choice(_PRIMES)), int(rng.choice(_PRIMES))),
+        (below, TILE + 1),
+        (TILE + 1, below),
+        (1, int(rng.integers(2, 2 * TILE + 3))),
+        (int(rng.integers(2, 2 * TILE + 3)), 1),
+        (primes[0], primes[1]),
     ]
+
+
+_BOUNDARIES = {
+    **edges_2d(TILE, "rows", "cols"),
+    "a single row": lambda c: c.dims["rows"] == 1 < c.dims["cols"],
+    "a single column": lambda c: c.dims["cols"] == 1 < c.dims["rows"],
+    "smaller than a tile, not square": lambda c: (
+        c.dims["rows"] != c.dims["cols"]
+        and max(c.dims["rows"], c.dims["cols"]) < TILE
+        and min(c.dims["rows"], c.dims["cols"]) > 1
+    ),
+}
+_DOMAIN = f"any rows x cols >= 1 x 1; TILE = {TILE}, block ({TILE}, {BLOCK_ROWS})"
 
 
 def _where(r) -> str:
@@ -143,6 +159,8 @@ TRANSPOSE = Exercise(
             ("a", "out"),
             public=_PUBLIC,
             hidden=_hidden,
+            domain=_DOMAIN,
+            boundaries=_BOUNDARIES,
             make=_make(naive_launch),
             reference=lambda a: {"out": transpose_spec(a["a"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
@@ -156,6 +174,8 @@ TRANSPOSE = Exercise(
             ("a", "out"),
             public=_PUBLIC,
             hidden=_hidden,
+            domain=_DOMAIN,
+            boundaries=_BOUNDARIES,
             make=_make(tiled_launch),
             reference=lambda a: {"out": transpose_spec(a["a"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1, "memory": 2},
@@ -171,6 +191,8 @@ TRANSPOSE = Exercise(
             ("a", "out"),
             public=_PUBLIC,
             hidden=_hidden,
+            domain=_DOMAIN,
+            boundaries=_BOUNDARIES,
             make=_make(tiled_launch),
             reference=lambda a: {"out": transpose_spec(a["a"])},
             points={

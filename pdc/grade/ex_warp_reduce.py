@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from pdc.grade.exercises import Case, Exercise, Part, block_sum_spec
+from pdc.grade.exercises import Case, Exercise, Part, block_sum_spec, edges_1d
+from pdc.grade.judge import finding_lines
 
 TPB = 128  # threads per block, as in exercise 5
 WARP = 32
@@ -60,17 +61,27 @@ _PRIMES = (3, 31, 37, 97, 131, 163, 199, 257, 293, 383, 421, 509)
 def _hidden(rng: np.random.Generator) -> list[tuple[int]]:
     """Hidden sizes, most ending inside a warp.
 
-    One element, a lane short of and past a block, a prime, a whole number of warps that is
-    not a whole number of blocks, and any size up to four blocks.
+    One element, a lane short of and past a block, a prime below a block, a whole number of
+    warps that is not a whole number of blocks, and any size up to four blocks.
     """
-    blocks = int(rng.integers(1, 5))
     return [
         (1,),
-        (blocks * TPB + int(rng.choice([-1, 1])),),
-        (int(rng.choice(_PRIMES)),),
-        (blocks * TPB + WARP * int(rng.integers(1, WARPS)),),
+        (int(rng.integers(1, 5)) * TPB - 1,),
+        (int(rng.integers(1, 5)) * TPB + 1,),
+        (int(rng.choice([p for p in _PRIMES if p < TPB])),),
+        (int(rng.integers(1, 5)) * TPB + WARP * int(rng.integers(1, WARPS)),),
         (int(rng.integers(2, 4 * TPB)),),
     ]
+
+
+_BOUNDARIES = {
+    **{k: v for k, v in edges_1d(TPB, what="TPB").items() if "exact" not in k},
+    "n = 1": lambda c: c.dims["n"] == 1,
+    "whole warps, not whole blocks": lambda c: c.dims["n"] % WARP == 0 and c.dims["n"] % TPB != 0,
+    "n ending inside a warp, below one block": lambda c: (
+        c.dims["n"] % WARP != 0 and 1 < c.dims["n"] < TPB
+    ),
+}
 
 
 def _where(r) -> str:
@@ -120,21 +131,17 @@ def mask_hint(example: str) -> str:
 
 def _masks(part: Part, results: list) -> tuple[float, str]:
     """Judge ``masks``: no shuffle reads a lane that does not take part in it."""
-    lines: list[str] = []
     hints: list[str] = []
     for r in sorted(results, key=lambda r: r.case.hidden):  # public cases can explain
-        n = r.report.count("warp")
-        if not n:
-            continue
-        example = r.report.findings["warp"]["examples"][0]
-        if mask_hint(example) not in hints:
-            hints.append(mask_hint(example))
-        if r.case.hidden:  # counts and thread coordinates could reveal the sizes
-            lines.append(f"{_where(r)}: a shuffle reads a lane that does not take part in it")
-        else:
-            lines.append(f"{_where(r)}: {n} warp finding(s), e.g. {example}")
+        if r.report.count("warp"):
+            hint = mask_hint(r.report.findings["warp"]["examples"][0])
+            if hint not in hints:
+                hints.append(hint)
+    # Counts and thread coordinates of hidden cases could reveal their sizes.
+    hidden_text = {"warp": "a shuffle reads a lane that does not take part in it"}
+    lines = finding_lines(results, ("warp",), hidden_text)
     if lines:
-        return 0.0, "\n".join(lines + [f"why: {h}" for h in hints])
+        return 0.0, "\n".join([f"why: {h}" for h in hints] + lines)  # the rule first
     return 1.0, "every shuffle's mask names exactly the lanes that execute it"
 
 
@@ -209,6 +216,8 @@ WARP_REDUCE = Exercise(
             ("x", "partial"),
             public=[(1000,), (128,), (5,)],
             hidden=_hidden,
+            domain=f"any n >= 1; TPB = {TPB} (4 warps)",
+            boundaries=_BOUNDARIES,
             make=_make,
             reference=lambda a: {"partial": warp_reduce_spec(a["x"])},
             points={

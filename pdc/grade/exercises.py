@@ -69,6 +69,15 @@ class Part:
     # where results are the judge module's CaseResults of the cases that ran (public first
     # is not guaranteed; hidden ones must not reveal sizes). Each needs a title in titles.
     judges: dict = field(default_factory=dict)
+    # The spec's stated domain, in words, and the boundaries of that domain that every draw
+    # of hidden cases must reach: name -> predicate(Case) -> bool (tests check every seed).
+    domain: str = ""
+    boundaries: dict = field(default_factory=dict)
+    # A plug-in part that makes its own hidden cases: rng -> list of Cases.
+    draw: Callable | None = None
+    # Hints where a general one would mislead: "nonfinite" explains outputs that are inf or
+    # nan where the expected ones are finite (default: judge.NONFINITE_HINT).
+    hints: dict = field(default_factory=dict)
 
     def criterion_title(self, criterion: str) -> str:
         """What a criterion checks, in words."""
@@ -132,25 +141,61 @@ def saxpy_spec(alpha, x, y):
     return (np.float32(alpha) * x + y).astype(np.float32)
 
 
-def _near_multiple(rng, step, most, side):
-    """A size one below (side=-1) or above (side=+1) a random multiple of ``step``."""
-    k = int(rng.integers(1, max(2, most // step)))
+def _near_multiple(rng, step, most, side, least=1):
+    """A size one below (side=-1) or above (side=+1) a random multiple of ``step``.
+
+    The multiple is ``k * step`` with ``least <= k < most // step``.
+    """
+    k = int(rng.integers(least, max(least + 1, most // step)))
     return max(1, k * step + side)
 
 
-def _hidden_1d(step, most):
-    """Sizes just below and above a multiple of the block, an exact multiple, and any size."""
+def _hidden_1d(step, most, public):
+    """Sizes just below and above a multiple of the block, an exact multiple, fewer elements
+    than a warp (never a public size: a kernel that knows those gains nothing), any size."""
 
     def draw(rng):
-        k = int(rng.integers(1, max(2, most // step)))
+        def fresh(make):  # drawn again while it is a public size
+            n = make()
+            while (n,) in public:
+                n = make()
+            return (n,)
+
         return [
-            (_near_multiple(rng, step, most, -1),),
-            (_near_multiple(rng, step, most, +1),),
-            (k * step,),
-            (int(rng.integers(1, most)),),
+            fresh(lambda: _near_multiple(rng, step, most, -1)),
+            fresh(lambda: _near_multiple(rng, step, most, +1)),
+            fresh(lambda: _near_multiple(rng, step, most, 0, least=2)),
+            fresh(lambda: int(rng.integers(2, 32))),
+            fresh(lambda: int(rng.integers(33, most))),
         ]
 
     return draw
+
+
+def edges_1d(step: int, key: str = "n", what: str = "the block") -> dict:
+    """Boundaries of a 1-D size: one below, one above and exactly a multiple of ``step``.
+
+    Args:
+        step: The block (or tile) size the launch rounds up to.
+        key: The name of the size in ``Case.dims``.
+        what: How the boundary names ``step`` (``"TPB"``, ``"the grid's width"``).
+
+    Returns:
+        name -> predicate(Case), for ``Part.boundaries``.
+    """
+    return {
+        f"{key} one below a multiple of {what}": lambda c: c.dims[key] % step == step - 1,
+        f"{key} one above a multiple of {what}": lambda c: (
+            c.dims[key] % step == 1 and c.dims[key] > step
+        ),
+        f"{key} an exact multiple of {what}, two blocks or more": lambda c: (
+            c.dims[key] % step == 0 and c.dims[key] >= 2 * step
+        ),
+    }
+
+
+def _small(key: str = "n") -> dict:
+    return {f"{key} below a warp (32)": lambda c: 1 < c.dims[key] < 32}
 
 
 ELEMENTWISE = Exercise(
@@ -162,7 +207,9 @@ ELEMENTWISE = Exercise(
             "out = a * b",
             ("a", "b", "out"),
             public=[(1000,), (256,), (1,)],
-            hidden=_hidden_1d(TPB_1D, 2600),
+            hidden=_hidden_1d(TPB_1D, 2600, [(1000,), (256,), (1,)]),
+            domain=f"any n >= 1; TPB = {TPB_1D}",
+            boundaries={**edges_1d(TPB_1D, what="TPB"), **_small()},
             make=_make_multiply,
             reference=lambda a: {"out": multiply_spec(a["a"], a["b"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
@@ -173,7 +220,9 @@ ELEMENTWISE = Exercise(
             "out = alpha * x + y",
             ("alpha", "x", "y", "out"),
             public=[(1000,), (512,), (7,)],
-            hidden=_hidden_1d(TPB_1D, 2600),
+            hidden=_hidden_1d(TPB_1D, 2600, [(1000,), (512,), (7,)]),
+            domain=f"any n >= 1; TPB = {TPB_1D}",
+            boundaries={**edges_1d(TPB_1D, what="TPB"), **_small()},
             make=_make_saxpy,
             reference=lambda a: {"out": saxpy_spec(a["alpha"], a["x"], a["y"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
@@ -189,24 +238,51 @@ TPB_CONV = 128
 
 
 def conv1d_spec(x, w):
-    """Reference: 'same'-size convolution with zeros outside the signal (np.convolve)."""
-    return np.convolve(x, w, mode="same").astype(np.float32)
+    """Reference: 'same'-size convolution with zeros outside the signal.
+
+    ``out[i] = sum_j w[j] * x[i + r - j]`` for ``r = len(w) // 2``: ``np.convolve(x, w,
+    "same")`` where the signal is at least as long as the filter, and still ``len(x)``
+    outputs where it is shorter (NumPy's "same" would then return ``len(w)``).
+    """
+    r = len(w) // 2
+    return np.convolve(x, w, mode="full")[r : r + len(x)].astype(np.float32)
 
 
 def _make_conv1d(rng, sizes):
     n, k = sizes
     args = {"x": _rand(rng, n), "w": _rand(rng, k), "out": np.zeros(n, np.float32)}
-    return Case(f"n={n}, K={k}", args, ("out",), _grid1(n, TPB_CONV), (TPB_CONV,), dims={"n": n})
+    dims = {"n": n, "k": k}
+    return Case(f"n={n}, K={k}", args, ("out",), _grid1(n, TPB_CONV), (TPB_CONV,), dims=dims)
+
+
+#: Odd filter lengths of the hidden cases; a kernel that assumes K <= 7 fails on every draw.
+CONV_K_MAX = 17
+_ODD_K = tuple(range(3, CONV_K_MAX + 1, 2))
 
 
 def _hidden_conv1d(rng):
-    # Signals ending just before and after a block, and one barely longer than the filter.
+    # Signals ending just before and after a block, one shorter than a long filter, a filter
+    # of one tap, and a long filter over a long signal.
+    def odd():
+        return int(rng.choice(_ODD_K))
+
+    long_k = int(rng.choice([15, CONV_K_MAX]))
     return [
-        (_near_multiple(rng, TPB_CONV, 1500, -1), int(rng.choice([3, 5, 7]))),
-        (_near_multiple(rng, TPB_CONV, 1500, +1), int(rng.choice([3, 5, 7]))),
-        (int(rng.integers(7, 12)), 7),
-        (int(rng.integers(20, 1500)), int(rng.choice([3, 5, 7]))),
+        (_near_multiple(rng, TPB_CONV, 1500, -1), odd()),
+        (_near_multiple(rng, TPB_CONV, 1500, +1), odd()),
+        (int(rng.integers(1, long_k)), long_k),
+        (int(rng.integers(20, 1500)), 1),
+        (int(rng.integers(TPB_CONV + 2, 1500)), long_k),
     ]
+
+
+_CONV1D_BOUNDARIES = {
+    **{k: v for k, v in edges_1d(TPB_CONV, what="TPB").items() if "exact" not in k},
+    "K = 1 (a single tap)": lambda c: c.dims["k"] == 1,
+    "K >= 15": lambda c: c.dims["k"] >= 15,
+    "K > n (the filter is longer than the signal)": lambda c: c.dims["k"] > c.dims["n"],
+    "K >= 15 over several blocks": lambda c: c.dims["k"] >= 15 and c.dims["n"] > TPB_CONV,
+}
 
 
 CONV1D = Exercise(
@@ -219,6 +295,9 @@ CONV1D = Exercise(
             ("x", "w", "out"),
             public=[(1000, 5), (128, 3), (9, 7)],
             hidden=_hidden_conv1d,
+            domain=f"signal n >= 1, any odd filter length K (hidden: 1 to {CONV_K_MAX}); "
+            f"TPB = {TPB_CONV}",
+            boundaries=_CONV1D_BOUNDARIES,
             make=_make_conv1d,
             reference=lambda a: {"out": conv1d_spec(a["x"], a["w"])},
             points={"public": 2, "hidden": 2, "bounds": 1, "parallel": 1},
@@ -232,6 +311,7 @@ CONV1D = Exercise(
 # -- 04 2-D convolution (blur) ----------------------------------------------------------------
 TILE = 16
 RADIUS = 2  # the tiled blur's filter is (2 * RADIUS + 1) x (2 * RADIUS + 1)
+BLUR_KS = (1, 3, 5, 7, 9)  # filter sizes of blur2d's hidden cases
 
 
 def blur2d_spec(img, w):
@@ -261,17 +341,54 @@ def _make_blur(rng, sizes):
 
 
 def _hidden_blur(ks):
-    # Images a pixel short of and past one and two tiles, and one smaller than the filter.
+    # Heights and widths a pixel short of and past one or two tiles (each side of each
+    # dimension on every draw), an image smaller than the largest filter, and any image.
     def draw(rng):
-        edge = [TILE - 1, TILE + 1, 2 * TILE - 1, 2 * TILE + 1]
-        h, w = (int(v) for v in rng.choice(edge, size=2))
+        def edge(side):
+            return int(rng.choice([TILE, 2 * TILE])) + side
+
+        big = max(ks)
         return [
-            (h, w, int(rng.choice(ks))),
-            (int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), max(ks)),
-            (int(rng.integers(5, 45)), int(rng.integers(5, 45)), int(rng.choice(ks))),
+            (edge(-1), edge(+1), int(rng.choice(ks))),
+            (edge(+1), edge(-1), int(rng.choice(ks))),
+            (int(rng.integers(1, big)), int(rng.integers(1, big)), big),
+            (int(rng.integers(5, 45)), int(rng.integers(5, 45)), min(ks)),
         ]
 
     return draw
+
+
+def edges_2d(tile: int, rows: str, cols: str) -> dict:
+    """Boundaries of a 2-D shape: each dimension one below and one above a tile multiple.
+
+    Args:
+        tile: The tile size the launch rounds up to.
+        rows: The name of one size in ``Case.dims``.
+        cols: The name of the other (the same name for one dimension only).
+
+    Returns:
+        name -> predicate(Case), for ``Part.boundaries``.
+    """
+    out = {}
+    for key in (rows, cols):
+        for name, rest in (("below", tile - 1), ("above", 1)):
+            out[f"{key} one {name} a multiple of TILE"] = lambda c, key=key, rest=rest: (
+                c.dims[key] % tile == rest and c.dims[key] > 1
+            )
+    return out
+
+
+def _blur_boundaries(ks) -> dict:
+    out = {
+        **edges_2d(TILE, "h", "w"),
+        "an image smaller than the filter in both dimensions": lambda c: (
+            c.dims["h"] < c.dims["k"] and c.dims["w"] < c.dims["k"]
+        ),
+    }
+    if len(ks) > 1:
+        out[f"K = {min(ks)}"] = lambda c: c.dims["k"] == min(ks)
+        out[f"K = {max(ks)}"] = lambda c: c.dims["k"] == max(ks)
+    return out
 
 
 def _blur_loads(case, loads):
@@ -291,7 +408,10 @@ CONV2D = Exercise(
             "blur with replicated borders",
             ("img", "w", "out"),
             public=[(20, 33, 5), (16, 16, 3), (3, 5, 5)],
-            hidden=_hidden_blur([3, 5]),
+            hidden=_hidden_blur(BLUR_KS),
+            domain=f"image h x w >= 1 x 1, any odd square filter (hidden: K in {BLUR_KS}); "
+            f"TILE = {TILE}",
+            boundaries=_blur_boundaries(BLUR_KS),
             make=_make_blur,
             reference=lambda a: {"out": blur2d_spec(a["img"], a["w"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
@@ -302,7 +422,9 @@ CONV2D = Exercise(
             "the same blur, tiled in shared memory",
             ("img", "w", "out"),
             public=[(20, 33, 5), (16, 16, 5)],
-            hidden=_hidden_blur([5]),
+            hidden=_hidden_blur([2 * RADIUS + 1]),
+            domain=f"image h x w >= 1 x 1, filter K = 2R + 1 = {2 * RADIUS + 1}; TILE = {TILE}",
+            boundaries=_blur_boundaries([2 * RADIUS + 1]),
             make=_make_blur,
             reference=lambda a: {"out": blur2d_spec(a["img"], a["w"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "memory": 2},
@@ -334,20 +456,38 @@ def _make_matmul(rng, sizes):
 
 
 def _hidden_matmul(rng):
-    # k > 2 * TILE with n <= TILE is where a kernel that loops over gridDim tiles goes wrong;
-    # the others end a row short of, or a row past, a tile.
-    def near_tile(side):
+    """(m, k, n) sizes: every draw has each boundary of ``_MATMUL_BOUNDARIES``.
+
+    k spans three tiles while the grid is one tile in each direction (a kernel that loops over
+    gridDim.x or gridDim.y tiles instead of ceil(k / TILE) misses two of them); a grid several
+    tiles wide and one tall, and one several tall and one wide (rows and columns swapped
+    show); m, k and n each a row short of and a row past a tile.
+    """
+
+    def near(side):
         return int(rng.choice([TILE, 2 * TILE])) + side
 
     return [
-        (
-            int(rng.integers(1, 40)),
-            int(rng.integers(2 * TILE + 1, 3 * TILE)),
-            int(rng.integers(1, TILE + 1)),
-        ),
-        (near_tile(-1), int(rng.integers(1, TILE)), near_tile(+1)),
-        (near_tile(+1), near_tile(-1), near_tile(-1)),
+        (TILE - 1, 2 * TILE + int(rng.integers(1, TILE)), int(rng.integers(1, TILE + 1))),
+        (int(rng.integers(1, TILE + 1)), near(-1), 2 * TILE + 1),
+        (2 * TILE + 1, int(rng.integers(1, 2 * TILE)), TILE - 1),
+        (near(+1), near(+1), near(+1)),
     ]
+
+
+def _ktiles(c) -> int:
+    return math.ceil(c.dims["k"] / TILE)
+
+
+_MATMUL_BOUNDARIES = {
+    **edges_2d(TILE, "m", "n"),
+    **edges_2d(TILE, "k", "k"),
+    "k spans more tiles than the grid has blocks along x and along y": lambda c: (
+        _ktiles(c) > max(c.grid)
+    ),
+    "a grid of several blocks along x, one along y": lambda c: c.grid[0] > 1 == c.grid[1],
+    "a grid of several blocks along y, one along x": lambda c: c.grid[1] > 1 == c.grid[0],
+}
 
 
 def _matmul_loads(case, loads):
@@ -369,6 +509,8 @@ MATMUL = Exercise(
             ("A", "B", "C"),
             public=[(20, 18, 33), (16, 16, 16)],
             hidden=_hidden_matmul,
+            domain=f"A (m, k) @ B (k, n), any m, k, n >= 1; TILE = {TILE}",
+            boundaries=_MATMUL_BOUNDARIES,
             make=_make_matmul,
             reference=lambda a: {"C": matmul_spec(a["A"], a["B"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
@@ -380,6 +522,8 @@ MATMUL = Exercise(
             ("A", "B", "C"),
             public=[(20, 18, 33), (16, 16, 16)],
             hidden=_hidden_matmul,
+            domain=f"A (m, k) @ B (k, n), any m, k, n >= 1; TILE = {TILE}",
+            boundaries=_MATMUL_BOUNDARIES,
             make=_make_matmul,
             reference=lambda a: {"C": matmul_spec(a["A"], a["B"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "memory": 2},
@@ -427,7 +571,9 @@ REDUCTION = Exercise(
             "partial[b] = sum of block b's elements, tree in shared memory",
             ("x", "partial"),
             public=[(1000,), (128,), (5,)],
-            hidden=_hidden_1d(TPB_RED, 1400),
+            hidden=_hidden_1d(TPB_RED, 1400, [(1000,), (128,), (5,)]),
+            domain=f"any n >= 1; TPB = {TPB_RED}",
+            boundaries={**edges_1d(TPB_RED, what="TPB"), **_small()},
             make=_make_block_sum,
             reference=lambda a: {"partial": block_sum_spec(a["x"])},
             points={"public": 2, "hidden": 2, "sync": 2, "parallel": 1, "memory": 1},
@@ -509,8 +655,27 @@ def public_cases(part: Part, seed: int = 0) -> list[Case]:
 
 def hidden_cases(part: Part, rng: np.random.Generator) -> list[Case]:
     """Hidden cases, drawn from ``rng`` (the grader seeds it at grading time)."""
-    cases = [part.make(rng, s) for s in part.hidden(rng)]
+    if part.draw is not None:
+        cases = part.draw(rng)
+    else:
+        cases = [part.make(rng, s) for s in part.hidden(rng)]
     for k, c in enumerate(cases, 1):
         c.hidden = True
         c.label = f"hidden case {k}"
     return cases
+
+
+def domain_row(key: str, part: Part) -> str:
+    """One row of the instructor guide's domain table: the spec's domain and the boundaries
+    that every draw of hidden cases reaches."""
+    return f"| {key} | `{part.name}` | {part.domain} | {'; '.join(part.boundaries)} |"
+
+
+def domain_table() -> str:
+    """The instructor guide's table of every part's domain and boundaries, in course order."""
+    rows = [
+        "| exercise | kernel | domain | boundaries in every draw |",
+        "| --- | --- | --- | --- |",
+    ]
+    rows += [domain_row(key, p) for key in ALL_KEYS for p in exercise(key).parts]
+    return "\n".join(rows)

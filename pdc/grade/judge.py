@@ -8,12 +8,16 @@ mismatching index and expected vs actual values; feedback on a hidden case says 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from pdc.grade.exercises import QUALITY, Case, Part
 from pdc.grade.sim import LaunchReport
+
+#: What usually makes a value inf or nan; a part with a likelier cause says so in its hints.
+NONFINITE_HINT = "a division by zero, or a value read that was never defined"
 
 
 @dataclass
@@ -57,11 +61,9 @@ def _mismatch(case: Case, name: str, expected, got, part: Part) -> str | None:
     if got.dtype.kind == "f" and expected.dtype.kind == "f":
         lost = int(np.count_nonzero(~np.isfinite(got) & np.isfinite(expected)))
         if lost:
-            text += (
-                f"; {lost} are inf or nan where the expected values are finite: an overflow "
-                "(exp of a large value is inf, and inf / inf is nan), a division by zero, or "
-                "a value read that was never defined"
-            )
+            verb = "is" if lost == 1 else "are"
+            hint = part.hints.get("nonfinite", NONFINITE_HINT)
+            text += f"; {lost} {verb} inf or nan where the expected values are finite: {hint}"
     return text
 
 
@@ -83,7 +85,7 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
         msg = _mismatch(r.case, name, exp, r.outputs[name], part)
         if msg:
             seen = [
-                f"{r.report.count(k)} {k}"
+                counted(r.report.count(k), k)
                 for k in ("race", "divergence", "uninitialized", "warp")
                 if r.report is not None and r.report.count(k)
             ]
@@ -117,22 +119,96 @@ FINDING_TITLES = {
     "warp": "warp collective reads an inactive lane",
 }
 
+#: How many of a kind of finding: (one, many).
+_COUNTED = {
+    "oob": ("out-of-bounds access", "out-of-bounds accesses"),
+    "race": ("data race", "data races"),
+    "divergence": ("divergent barrier", "divergent barriers"),
+    "uninitialized": ("read of uninitialised memory", "reads of uninitialised memory"),
+    "warp": (
+        "warp collective that reads an inactive lane",
+        "warp collectives that read an inactive lane",
+    ),
+}
 
-def _finding_lines(results, kinds, hidden_detail=False):
-    lines = []
-    for r in results:
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and a noun that agrees with it: "1 case", "2 cases"."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def counted(n: int, kind: str) -> str:
+    """A number of findings of one kind in words: "1 data race", "3 out-of-bounds accesses"."""
+    one, many = _COUNTED.get(kind, (f"{kind} finding", f"{kind} findings"))
+    return plural(n, one, many)
+
+
+def where(labels: list[str], hidden: bool) -> str:
+    """The cases a line is about: "case n=5", "cases n=5, n=9", "hidden cases 1, 3"."""
+    if hidden:
+        nums = [label.removeprefix("hidden case ") for label in labels]
+        return ("hidden case " if len(nums) == 1 else "hidden cases ") + ", ".join(nums)
+    return ("case " if len(labels) == 1 else "cases ") + ", ".join(labels)
+
+
+_DIGITS = re.compile(r"(?<!line )\d+")
+
+
+def finding_lines(results, kinds, hidden_text: dict | None = None) -> list[str]:
+    """One line per distinct finding: the same mistake seen in several cases is one line.
+
+    Findings of one kind whose examples differ only in numbers (indices, thread and block
+    coordinates), not in the kernel line, are one problem; the line names every case it was
+    seen in and the total count. Hidden cases say only what went wrong (counts and
+    coordinates could reveal their sizes).
+
+    Args:
+        results: CaseResults that ran.
+        kinds: Finding kinds to report, in order.
+        hidden_text: kind -> what a hidden case's line says (default: FINDING_TITLES).
+
+    Returns:
+        The lines, public cases first.
+    """
+    groups: dict = {}
+    for r in sorted(results, key=lambda r: r.case.hidden):
         if r.report is None:
             continue
         for kind in kinds:
             n = r.report.count(kind)
             if not n:
                 continue
-            if r.case.hidden and not hidden_detail:  # counts could reveal the sizes
-                lines.append(f"{r.case.label}: {FINDING_TITLES[kind]}")
+            if r.case.hidden:
+                key = (True, kind, "")
             else:
                 ex = r.report.findings[kind]["examples"][0]
-                lines.append(f"case {r.case.label}: {n} {kind} finding(s), e.g. {ex}")
+                key = (False, kind, _DIGITS.sub("#", ex))
+            g = groups.setdefault(key, {"labels": [], "n": 0, "ex": None})
+            g["labels"].append(r.case.label)
+            g["n"] += n
+            if not r.case.hidden and g["ex"] is None:
+                g["ex"] = r.report.findings[kind]["examples"][0]
+    lines = []
+    for (hidden, kind, _), g in groups.items():
+        at = where(g["labels"], hidden)
+        if hidden:
+            lines.append(f"{at}: {(hidden_text or FINDING_TITLES).get(kind, kind)}")
+        else:
+            lines.append(f"{at}: {counted(g['n'], kind)}, e.g. {g['ex']}")
     return lines
+
+
+def _grouped(items: list[tuple[str, str]], hidden: bool, verb: str = "") -> list[str]:
+    """(label, problem) pairs as one line per distinct problem, naming every case it hit."""
+    groups: dict = {}
+    for label, problem in items:
+        groups.setdefault(problem, []).append(label)
+    return [f"{where(labels, hidden)}{verb}: {problem}" for problem, labels in groups.items()]
+
+
+def distinct(text: str) -> str:
+    """The lines of ``text`` without repeats, first occurrence kept, order unchanged."""
+    return "\n".join(dict.fromkeys(text.splitlines()))
 
 
 def judge(part: Part, results: list[CaseResult], expected: list[dict]) -> list[Verdict]:
@@ -157,16 +233,17 @@ def judge(part: Part, results: list[CaseResult], expected: list[dict]) -> list[V
         pts = float(part.points[criterion])
         score = round(pts * frac, 2)
         title = f"{part.name}: {part.criterion_title(criterion)}"
-        verdicts.append(Verdict(title, criterion, score, pts, output))
+        verdicts.append(Verdict(title, criterion, score, pts, distinct(output)))
 
     for criterion in part.points:
         if criterion == "public":
-            bad = [f"case {r.case.label}: {p}" for r, p in public if p]
+            bad = _grouped([(r.case.label, p) for r, p in public if p], hidden=False)
             msg = "\n".join(bad) if bad else f"all {len(public)} public cases pass"
             add("public", 1.0 if public_ok else 0.0, msg)
         elif criterion == "hidden":
-            bad = [f"{r.case.label} failed: {_category(p)}" for r, p in hidden if p]
-            good = len(hidden) - len(bad)
+            failed = [(r.case.label, _category(p)) for r, p in hidden if p]
+            bad = _grouped(failed, hidden=True, verb=" failed")
+            good = len(hidden) - len(failed)
             msg = f"{good} of {len(hidden)} hidden cases pass"
             add("hidden", good / len(hidden) if hidden else 0.0, "\n".join([msg, *bad]))
         else:
@@ -185,10 +262,10 @@ def _quality(criterion, part, ran):
         frac, msg = part.judges[criterion](part, ran)
         return min(1.0, max(0.0, float(frac))), msg
     if criterion == "bounds":
-        lines = _finding_lines(ran, ("oob",))
+        lines = finding_lines(ran, ("oob",))
         return (0.0 if lines else 1.0), "\n".join(lines) or "no out-of-bounds access"
     if criterion == "sync":
-        lines = _finding_lines(ran, ("race", "divergence", "uninitialized", "warp"))
+        lines = finding_lines(ran, ("race", "divergence", "uninitialized", "warp"))
         return (0.0 if lines else 1.0), "\n".join(lines) or "no races, barriers agree"
     if criterion == "parallel":
         return _parallel(part, ran)
@@ -245,15 +322,47 @@ def _memory(part: Part, ran: list[CaseResult]):
     return 1.0, "shared memory cuts global loads as expected"
 
 
+_GATE = "not awarded until the public cases pass"
+
+
+def unrepeated(verdicts: list[Verdict]) -> list[str]:
+    """Each verdict's output without the lines that an earlier one already shows.
+
+    One mistake can fail several criteria (a shuffle mask breaks "barriers" and "masks"); read
+    in one place, each problem is said once, and a criterion with nothing new says where.
+
+    Returns:
+        One text per verdict, in order.
+    """
+    seen: dict[str, str] = {}  # line -> the criterion that showed it first
+    out = []
+    gated = _GATE + "; also: "
+    for v in verdicts:
+        lines = v.output.splitlines()
+        gate = bool(lines) and lines[0].startswith(gated)
+        if gate:  # "not awarded ...; also: <problem>": the problem is what may repeat
+            lines[0] = lines[0].removeprefix(gated)
+        fresh = [line for line in lines if line not in seen or line == _GATE]
+        again = [seen[line] for line in lines if line in seen and line != _GATE]
+        if again and not fresh:
+            fresh = [f"(the same problem as under {again[0]})"]
+        if gate:
+            fresh[0] = gated + fresh[0]
+        out.append("\n".join(fresh))
+        for line in lines:
+            seen.setdefault(line, v.criterion)
+    return out
+
+
 def summary(part: Part, verdicts: list[Verdict]) -> str:
-    """Readable feedback: one line per criterion with a mark, details indented."""
+    """Readable feedback: one line per criterion with a mark, details indented, said once."""
     lines = []
     total = sum(v.score for v in verdicts)
     lines.append(f"{part.name}: {total:g} / {part.max_points:g} points")
-    for v in verdicts:
+    for v, output in zip(verdicts, unrepeated(verdicts)):
         mark = "PASS" if v.passed else "FAIL"
         score = f"({v.score:g}/{v.max_score:g})"
         lines.append(f"  [{mark}] {part.criterion_title(v.criterion)} {score}")
-        for line in v.output.splitlines():
+        for line in output.splitlines():
             lines.append(f"         {line}")
     return "\n".join(lines)

@@ -66,8 +66,9 @@ def access_map(
     """Draw which thread, warp or block touched each element of one array last.
 
     Elements nobody touched stay white; out-of-range attempts are red crosses just outside
-    the array's frame. Arrays of more than two dimensions are drawn with their leading
-    dimensions stacked as rows.
+    the array's frame. A colour bar and a legend say what the colours and marks mean, and
+    the axes are labelled. Arrays of more than two dimensions are drawn with their leading
+    dimensions stacked as rows. A shared array is titled with the student's variable name.
 
     Args:
         report: A report from ``sim.launch(..., record=True)``.
@@ -98,21 +99,34 @@ def access_map(
         _, ax = plt.subplots(figsize=(min(12, 1 + cols * 0.35), min(8, 1 + rows * 0.35)))
     shown = np.ma.masked_less(ids, 0)
     cmap = plt.get_cmap("viridis" if color_by == "thread" else "tab20").with_extremes(bad="white")
-    ax.imshow(shown, cmap=cmap, interpolation="nearest", aspect="equal")
-    if ids.size <= _LABEL_CELLS and cols <= 40:
+    aspect = "auto" if cols > 8 * rows else "equal"  # a long 1-D array: a band, not a line
+    image = ax.imshow(shown, cmap=cmap, interpolation="nearest", aspect=aspect)
+    if shown.count():  # a colour bar needs at least one touched element
+        ax.figure.colorbar(image, ax=ax, label=f"last {color_by} (global id)", shrink=0.8)
+    if ids.size <= _LABEL_CELLS and cols <= 40 and ids.max() < 100:  # two digits fit a cell
         for (r, c), v in np.ndenumerate(ids):
             if v >= 0:
-                ax.text(c, r, str(v), ha="center", va="center", fontsize=6, color="black")
+                dark = color_by == "thread" and image.norm(v) < 0.6  # viridis: dark below
+                color = "white" if dark else "black"
+                ax.text(c, r, str(v), ha="center", va="center", fontsize=6, color=color)
     ax.add_patch(
-        plt.Rectangle((-0.5, -0.5), cols, rows, fill=False, edgecolor="black", linewidth=1.5)
+        plt.Rectangle(
+            (-0.5, -0.5), cols, rows, fill=False, edgecolor="black", linewidth=1.5, label="array"
+        )
+    )
+    ax.add_patch(
+        plt.Rectangle((0, 0), 0, 0, facecolor="white", edgecolor="grey", label="not touched")
     )
     if m["oob"]:
         xs, ys = _oob_points(tuple(m["shape"]), m["oob"])
-        ax.scatter(xs, ys, marker="x", color="red", s=40, label="out of bounds", zorder=3)
-        ax.legend(loc="upper right", fontsize=7, bbox_to_anchor=(1.0, 1.15))
+        ax.scatter(xs, ys, marker="x", color="red", s=40, label="out of range", zorder=3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3, fontsize=7, frameon=False)
     ax.set_xlim(-1.5, cols + 0.5)
     ax.set_ylim(rows + 0.5, -1.5)
-    ax.set_title(title or f"{name}: last {color_by} to touch each element")
+    ax.set_xlabel("column (last index)")
+    ax.set_ylabel("row" if len(m["shape"]) <= 2 else "row (leading indices stacked)")
+    label = m.get("name", name)
+    ax.set_title(title or f"{label}: last {color_by} to touch each element")
     return ax
 
 

@@ -8,6 +8,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from pdc.grade.exercises import ALL_KEYS
+from pdc.grade.judge import unrepeated
 
 
 def table(sub, details: bool = True) -> str:
@@ -28,9 +29,13 @@ def table(sub, details: bool = True) -> str:
         failed = [(p, v) for p in sub.parts for v in p.verdicts if not v.passed]
         if failed:
             lines += ["", "Not yet full marks:"]
+        shown = {}  # each problem once per kernel, though it fails several criteria
+        for p in sub.parts:
+            bad = [v for v in p.verdicts if not v.passed]
+            shown.update({id(v): out for v, out in zip(bad, unrepeated(bad))})
         for p, v in failed:
             lines.append(f"- {p.exercise} {v.test} ({v.score:g}/{v.max_score:g})")
-            lines += [f"    {line}" for line in v.output.splitlines()]
+            lines += [f"    {line}" for line in shown[id(v)].splitlines()]
     return "\n".join(lines)
 
 

@@ -101,16 +101,60 @@ def public_cases() -> list:
     ]
 
 
+def _spike_at(rng, n: int, at: int) -> np.ndarray:
+    """Noise of ``n`` readings with one spike of 12 to 15 standard deviations at ``at``."""
+    x = rng.normal(0.0, 1.0, n)
+    x[at] += rng.choice([-1.0, 1.0]) * rng.uniform(12, 15)
+    return x
+
+
+def _flagging(rng, n: int, spikes: int, flags) -> np.ndarray:
+    """``make_stream(rng, n, spikes)``, drawn again (a few times at most) until the number of
+    flagged readings passes ``flags``: two close spikes can hide each other."""
+    for _ in range(100):
+        x = make_stream(rng, n, spikes)
+        if flags(int(stream_expected(x)[0]["flag"].sum())):
+            break
+    return x
+
+
 def hidden_cases(rng) -> list:
-    # The first stream spikes on the very message where flagging starts (count == MIN_COUNT),
-    # so `count > MIN_COUNT` and `count >= MIN_COUNT` do not score the same.
-    edge = rng.normal(0.0, 1.0, int(rng.integers(MIN_COUNT + 5, 200)))
-    edge[MIN_COUNT] += rng.choice([-1.0, 1.0]) * rng.uniform(12, 15)
-    out = [_case("hidden case 1", edge, hidden=True)]
-    for k in range(2):
-        x = make_stream(rng, int(rng.integers(40, 700)), int(rng.integers(0, 6)))
-        out.append(_case(f"hidden case {k + 2}", x, hidden=True))
-    return out
+    """Hidden streams: every draw has each boundary of ``BOUNDARIES``.
+
+    A spike on the very message where flagging starts (count == MIN_COUNT), so
+    `count > MIN_COUNT` and `count >= MIN_COUNT` do not score the same; a spike one message
+    earlier, which must not be flagged; a stream with nothing to flag, one with several
+    spikes, and one too short for any flag.
+    """
+    streams = [
+        _spike_at(rng, int(rng.integers(MIN_COUNT + 5, 200)), MIN_COUNT),
+        _spike_at(rng, int(rng.integers(MIN_COUNT + 5, 200)), MIN_COUNT - 1),
+        _flagging(rng, int(rng.integers(40, 700)), 0, lambda f: f == 0),
+        _flagging(rng, int(rng.integers(40, 700)), int(rng.integers(2, 6)), lambda f: f >= 2),
+        rng.normal(0.0, 1.0, int(rng.integers(1, MIN_COUNT + 1))),
+    ]
+    return [_case(f"hidden case {k}", x, hidden=True) for k, x in enumerate(streams, 1)]
+
+
+def _replies(case) -> np.ndarray:
+    return stream_expected(case.args["requests"]["x"])[0]
+
+
+BOUNDARIES = {
+    f"a spike on message {MIN_COUNT}, the first that is flagged": lambda c: bool(
+        c.dims["n"] > MIN_COUNT and _replies(c)["flag"][MIN_COUNT]
+    ),
+    f"a spike on message {MIN_COUNT - 1}, one too early to flag": lambda c: bool(
+        c.dims["n"] > MIN_COUNT
+        and abs(_replies(c)["z"][MIN_COUNT - 1]) > THRESHOLD
+        and not _replies(c)["flag"][MIN_COUNT - 1]
+    ),
+    "a long stream with nothing to flag": lambda c: (
+        c.dims["n"] >= 40 and not _replies(c)["flag"].any()
+    ),
+    "a stream with several flags": lambda c: int(_replies(c)["flag"].sum()) >= 2,
+    f"a stream of at most {MIN_COUNT} readings": lambda c: c.dims["n"] <= MIN_COUNT,
+}
 
 
 # -- running a handler on cases (in the child process, or in the notebook for checks) --------
@@ -498,6 +542,10 @@ RING = exs.Exercise(
             ("req", "rep", "state"),
             public=[],
             hidden=lambda rng: [],
+            draw=hidden_cases,
+            domain=f"streams of any length >= 1; spikes anywhere; THRESHOLD = {THRESHOLD:g}, "
+            f"MIN_COUNT = {MIN_COUNT}",
+            boundaries=BOUNDARIES,
             make=_cases_come_from_runner,
             reference=_cases_come_from_runner,
             points={"public": 2, "hidden": 2, "ordering": 1, "telemetry": 1},

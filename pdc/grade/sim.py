@@ -32,7 +32,16 @@ import types
 
 import numpy as np
 
-from pdc.grade import simbanks, simcuda, simgen, simmath, simmem, simthreads, simwarp
+from pdc.grade import (
+    simbanks,
+    simcuda,
+    simgen,
+    simmath,
+    simmem,
+    simnames,
+    simthreads,
+    simwarp,
+)
 from pdc.grade.simmem import KernelError
 from pdc.grade.simreport import Dim3, LaunchReport
 from pdc.grade.source import DTYPE_NAMES
@@ -141,6 +150,7 @@ class _Launch:
         self.proxies: dict = {}
         self._keep: list = []  # proxies stay alive so their ids are never reused
         self._shared_calls: dict = {}  # (code, instruction) -> that site's array
+        self._shared_names: dict = {}  # student's variable name -> its (code, instruction)
         self.barriers = 0
         self.max_barriers = 0
         self.max_shared = 0
@@ -208,13 +218,23 @@ class _Launch:
         p = self._shared_calls.get(site)
         if p is None:
             k = len(self.shared)
-            arr = simmem.SimArray(simmem.garbage_array(shape, dtype), f"shared#{k}", self, True)
+            name = self._shared_name(site, k)
+            arr = simmem.SimArray(simmem.garbage_array(shape, dtype), name, self, True)
             arr.block = self.cur.bid
             self.arrays.append(arr)
             p = self._shared_calls[site] = self.wrap(arr)
             self.shared.append(p)
             self.max_shared = max(self.max_shared, len(self.shared))
         return p
+
+    def _shared_name(self, site, k: int) -> str:
+        # The student's variable (sA), unless another site or an argument has that name.
+        name = simnames.assigned_name(*site) if site is not None else None
+        if name is None or self._shared_names.setdefault(name, site) != site:
+            return f"shared#{k}"
+        if any(a is not None and a.name == name for a in getattr(self, "arrays_by_arg", ())):
+            return f"shared#{k}"
+        return name
 
     def grid_index(self, ndim):
         t, b, d = self.cur.threadIdx, self.cur.blockIdx, self.block

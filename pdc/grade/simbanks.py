@@ -202,7 +202,7 @@ def access_maps(L, arrays: list) -> dict:
     out = {sa.name: access_map(sa) for sa in arrays}
     shared = [sa for sa in L.arrays if sa.shared and sa.block == 0]
     for k, sa in enumerate(shared):
-        out[f"shared:{k}"] = access_map(sa)
+        out[f"shared:{k}"] = {**access_map(sa), "name": sa.name}  # the student's variable
     return out
 
 

@@ -34,7 +34,7 @@ CASES = {
         # they would not, and the race records say why.
         fail=["sync"],
         passes=["public", "hidden", "bounds", "parallel"],
-        reason="race finding",
+        reason="data race",
         kernel="""
 @cuda.jit
 def histogram_global(values, hist):

@@ -136,7 +136,7 @@ def normalize(e, s, out):
         part="exp_sum",
         fail=["sync"],
         passes=["public", "parallel"],
-        reason="divergence finding",
+        reason="divergent barrier",
         kernel="""
 @cuda.jit
 def exp_sum(x, m, e, s):

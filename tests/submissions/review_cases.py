@@ -124,33 +124,6 @@ def block_sum(x, partial):
             partial[cuda.blockIdx.x] = w
 """,
     ),
-    "style_conv1d_local_array_init": dict(
-        exercise="02_conv1d",
-        part="conv1d",
-        full=True,
-        kernel="""
-MAXK = 7
-
-
-@cuda.jit
-def conv1d(x, w, out):
-    i = cuda.grid(1)
-    taps = cuda.local.array(MAXK, float32)
-    for j in range(MAXK):
-        taps[j] = 0.0
-    k = w.size
-    r = k // 2
-    for j in range(k):
-        src = i + r - j
-        if 0 <= src and src < x.size:
-            taps[j] = w[j] * x[src]
-    if i < out.size:
-        total = 0.0
-        for j in range(k):
-            total += taps[j]
-        out[i] = total
-""",
-    ),
     "style_blur2d_clamp_tuple_unpack": dict(
         exercise="04_conv2d",
         part="blur2d",
@@ -655,12 +628,9 @@ def matmul_naive(A, B, C):
         part="conv1d",
         full=True,
         kernel="""
-MAXK = 7
-
-
 @cuda.jit
 def conv1d(x, w, out):
-    sw = cuda.shared.array(MAXK, float32)
+    sw = cuda.shared.array(TPB, float32)  # filters of up to TPB taps
     t = cuda.threadIdx.x
     if t < w.size:
         sw[t] = w[t]
