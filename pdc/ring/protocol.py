@@ -228,6 +228,9 @@ class RingHandlerError(RingError):
         self.corr_id = corr_id
 
 
+MAX_RING_BYTES = 1 << 28  # 256 MiB of rings per kernel (pinned memory on cuda)
+
+
 def numpy_alloc(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """Default allocator: zeroed host memory."""
     return np.zeros(shape, dtype)
@@ -316,6 +319,14 @@ class Rings:
         rcap = LANES * int(capacity) if reply_capacity is None else int(reply_capacity)
         if rcap < 1:
             raise ValueError(f"[Rings.allocate] expected reply_capacity >= 1, got {rcap}")
+        size = CONTROL_WORDS * 8 + LANES * int(capacity) * (16 + req.itemsize)
+        size += rcap * (16 + rep.itemsize)
+        if size > MAX_RING_BYTES:
+            raise ValueError(
+                f"[Rings.allocate] expected at most {MAX_RING_BYTES:,} bytes of rings "
+                f"(MAX_RING_BYTES), got {size:,} for capacity={capacity}, "
+                f"reply_capacity={rcap}"
+            )
         rings = cls(
             ctrl=alloc((CONTROL_WORDS,), np.int64),
             req_meta=alloc((LANES, int(capacity), 2), np.int64),
@@ -527,7 +538,7 @@ class RingHost:
         k = lane * cap + h % cap
         try:
             self._pack(self._req_buf, k * self._req_size, *values)
-        except struct.error as exc:
+        except (struct.error, OverflowError) as exc:
             raise TypeError(
                 f"[send] expected values for the fields {self.rings.request_dtype.names} "
                 f"({self.rings.request_dtype}), got {values!r}: {exc}"
@@ -574,6 +585,15 @@ class RingHost:
         if floor > c[SKIP + lane * LINE]:
             c[SKIP + lane * LINE] = floor
         return floor
+
+    def withdraw_drop(self, lane: int, floor: int) -> None:
+        """Lower the drop floor of ``lane`` back to ``floor`` (or to what the device took).
+
+        Drops the device made already stay made (and are reported); no new one starts.
+        """
+        c = self._ctrl
+        k = SKIP + lane * LINE
+        c[k] = max(floor, int(c[TAIL + lane * LINE]))
 
     def dropped_ids(self, lane: int, start: int, stop: int) -> list[int]:
         """Correlation ids of the messages in sequence ``[start, stop)`` marked dropped.
@@ -627,23 +647,44 @@ class RingHost:
         """Reply field names in the order ``pop`` returns values (by offset)."""
         return fields_by_offset(self.rings.reply_dtype)
 
-    def pop_batch(self, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Consume up to ``limit`` replies: ``(corr_ids, statuses, records)`` (copies)."""
+    def peek_batch(self, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Copy up to ``limit`` ready replies without consuming them.
+
+        Returns:
+            ``(corr_ids, statuses, records, end)``: copies, and the reply tail after them
+            (``commit_pop(end)`` consumes them).
+        """
         c = self._ctrl
         t = int(c[REP_TAIL])
         n = min(int(limit), int(c[REP_HEAD]) - t)
         if n <= 0:
             empty = np.zeros(0, np.int64)
-            return empty, empty.copy(), np.zeros(0, self.rings.reply_dtype)
+            return empty, empty.copy(), np.zeros(0, self.rings.reply_dtype), t
         self.fence()  # acquire (a no-op on x86): slots read after the head
-        j = t % self._rcap
-        idx = (np.arange(j, j + n)) % self._rcap if j + n > self._rcap else slice(j, j + n)
+        idx = self._reply_index(t, n)
         corr = self._rep_meta[idx, 0].copy()
         status = self._rep_meta[idx, 1].copy()
         recs = self.rings.rep_slots[idx].copy()
-        self._rep_raw[idx] = 0
+        return corr, status, recs, t + n
+
+    def _reply_index(self, t: int, n: int) -> Any:
+        j = t % self._rcap
+        return (np.arange(j, j + n)) % self._rcap if j + n > self._rcap else slice(j, j + n)
+
+    def commit_pop(self, end: int) -> None:
+        """Consume the replies before sequence ``end`` (read by ``peek_batch``); idempotent."""
+        c = self._ctrl
+        t = int(c[REP_TAIL])
+        if end <= t:
+            return
+        self._rep_raw[self._reply_index(t, end - t)] = 0
         self.fence()  # release (a no-op on x86): slots read before they are freed
-        c[REP_TAIL] = t + n
+        c[REP_TAIL] = end
+
+    def pop_batch(self, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Consume up to ``limit`` replies: ``(corr_ids, statuses, records)`` (copies)."""
+        corr, status, recs, end = self.peek_batch(limit)
+        self.commit_pop(end)
         return corr, status, recs
 
 
