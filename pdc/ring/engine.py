@@ -7,7 +7,7 @@ An engine owns the device loop of one kernel. The runtime creates it like this::
     rings = Rings.allocate(spec.request, spec.reply, options.queue_size, alloc=alloc)
     engine = cls(rings, spec, options)
     engine.launch()                                 # once: the loop starts serving
-    ...                                             # host side: pdc.ring.protocol.RingHost
+    ...                                             # host side: pdc.ring.host.RingHost
     rings.ctrl[TERMINATE] = 1; engine.join(timeout)  # the loop leaves; True when it has
 
 Everything else (activate, deactivate, send, receive, backpressure, telemetry) is the

@@ -39,6 +39,7 @@ from pdc.ring import aio
 from pdc.ring.args import seconds_arg
 from pdc.ring.definition import RingKernelDef
 from pdc.ring.engine import Engine, EngineOptions, engine_class
+from pdc.ring.host import RingHost
 from pdc.ring.protocol import (
     BLOCKED,
     D_NEXT,
@@ -57,7 +58,6 @@ from pdc.ring.protocol import (
     S_LAUNCHED,
     S_TERMINATED,
     STATE_NAMES,
-    RingHost,
     Rings,
     RingStateError,
     RingTimeoutError,

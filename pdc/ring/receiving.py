@@ -21,11 +21,11 @@ import numpy as np
 
 from pdc.ring.args import count_arg, id_arg, seconds_arg
 from pdc.ring.handlers import HandlerSpec
+from pdc.ring.host import RingHost
 from pdc.ring.protocol import (
     NORMAL,
     PY_EXCEPTION,
     RingError,
-    RingHost,
     RingTimeoutError,
 )
 from pdc.ring.replies import Replies, Reply, concat

@@ -18,6 +18,7 @@ import numpy as np
 from pdc.ring.args import field_value
 from pdc.ring.engine import Engine
 from pdc.ring.handlers import HandlerSpec
+from pdc.ring.host import RingHost
 from pdc.ring.protocol import (
     BLOCKED,
     D_SENDING,
@@ -26,7 +27,6 @@ from pdc.ring.protocol import (
     REJECTED,
     S_TERMINATED,
     RingFullError,
-    RingHost,
     Rings,
     RingStateError,
     aligned,
