@@ -26,6 +26,9 @@ def seconds_arg(
     """``value`` as seconds: a finite number >= 0 (or None where ``none``)."""
     if value is None and none:
         return None
+    kind = type(value)
+    if (kind is float or kind is int) and 0 <= value < math.inf:  # the common case, fast
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         expected = "a number of seconds >= 0" + (" or None" if none else "")
         raise TypeError(

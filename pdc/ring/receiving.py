@@ -100,6 +100,8 @@ class Receiving:
             st.count - 1,
             self.received + 1,
         )
+        if chunk.first == i:
+            chunk.first = i + 1  # a hint: nothing before it is untaken
         return True
 
     def _claim_id(self, box: list, corr_id: int) -> bool:

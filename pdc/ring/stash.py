@@ -100,7 +100,15 @@ class Stash:
             self.version += 1
             self.inflight = None
         chunks = self.chunks
-        while chunks and chunks[0].first >= len(chunks[0]):
+        while chunks:
+            head = chunks[0]
+            i = head.first
+            if i < len(head) and not head.taken[i]:
+                break
+            free = np.flatnonzero(~head.taken[i:])
+            if len(free):
+                head.first = i + int(free[0])  # a hint: nothing before it is untaken
+                break
             chunks.popleft()  # every reply in it was handed out
 
     def recount(self) -> None:
