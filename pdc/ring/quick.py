@@ -67,8 +67,7 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
         ))
     ) else 0
     _q_held = _q_mine = 0
-    _q_box = [None]
-    _q_res = [0]
+    _q_box = _q_res = None  # made on the slow paths only
     try:
         if _q_code == 0:
             with _q_recv_lock:
@@ -104,12 +103,14 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
                     raise _q_failure
                 _q_mine = 0  # handed out: no signal check between here and the return
                 return _q_reply
+        _q_box = [None]
         if _q_code == 1:
             _q_k.engine.wake()
             _q_k._wait_claim(_q_box, _q_held, timeout, "call")
             _q_got = _q_k._reply_of(_q_box[0])
             _q_failure = _q_got.failure() if check else None
         else:  # the general path parses, sends, waits, drops or raises by the kernel's rules
+            _q_res = [0]
             _q_got, _q_failure = _q_k._call_claim(
                 _q_box, _q_res, message, timeout, check, priority,
                 _q_present(_q_extra, {pairs}),
@@ -127,10 +128,11 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
     except _q_BaseException:
         if _q_mine:  # the reply was this call's, and it was not handed out: keep it
             _q_k._restore(_q_reply)
-        _q_k._unclaim(_q_box)
+        if _q_box is not None:
+            _q_k._unclaim(_q_box)
         if _q_held:
             _q_awaited.discard(_q_held)
-        if _q_res[0]:
+        if _q_res is not None and _q_res[0]:
             _q_awaited.discard(_q_res[0])
         raise
 """
