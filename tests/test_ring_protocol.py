@@ -12,6 +12,8 @@ import sys
 import numpy as np
 import pytest
 
+from pdc.ring import host as ring_host
+from pdc.ring import loop
 from pdc.ring import protocol as p
 
 REQ = np.dtype([("x", np.float32), ("k", np.int64)])  # padding between the fields
@@ -32,7 +34,7 @@ def store(ctrl, i, v):
     ctrl[i] = v
 
 
-SERVE = p.make_serve(handler, load, store, lambda idle: None, burst=3)
+SERVE = loop.make_serve(handler, load, store, lambda idle: None, burst=3)
 
 
 def serve_once(rings):
@@ -74,7 +76,7 @@ def test_allocate_uses_the_allocator_and_zeroes_its_memory():
 
 
 def test_struct_packing_matches_numpy_layout():
-    st = p.record_struct(REQ)
+    st = ring_host.record_struct(REQ)
     assert st.size == REQ.itemsize
     buf = np.zeros(1, REQ)
     st.pack_into(memoryview(buf.view(np.uint8)), 0, 1.5, 42)
@@ -83,7 +85,7 @@ def test_struct_packing_matches_numpy_layout():
 
 def test_one_message_round_trip_through_the_python_loop():
     rings = p.Rings.allocate(REQ, REP, 4)
-    host = p.RingHost(rings)
+    host = ring_host.RingHost(rings)
     assert host.push(p.NORMAL, 1, (2.0, 3))
     assert serve_once(rings) == 0  # paused: nothing handled
     assert rings.state() == p.S_DEACTIVATED and host.replies_ready() == 0
@@ -100,7 +102,7 @@ def test_one_message_round_trip_through_the_python_loop():
 
 def test_full_lane_is_refused_and_the_high_lane_goes_first():
     rings = p.Rings.allocate(REQ, REP, 2)
-    host = p.RingHost(rings)
+    host = ring_host.RingHost(rings)
     assert host.push(p.NORMAL, 1, (0.0, 0)) and host.push(p.NORMAL, 2, (0.0, 0))
     assert not host.push(p.NORMAL, 3, (0.0, 0))  # full
     assert host.push(p.HIGH, 4, (0.0, 0))
@@ -113,7 +115,7 @@ def test_full_lane_is_refused_and_the_high_lane_goes_first():
 
 def test_burst_limit_and_error_codes_are_counted():
     rings = p.Rings.allocate(REQ, REP, 8)
-    host = p.RingHost(rings)
+    host = ring_host.RingHost(rings)
     ids = np.arange(1, 7)
     batch = np.zeros(6, REQ)
     batch["k"] = [10, 11, 12, 13, 14, 13]
@@ -128,7 +130,7 @@ def test_burst_limit_and_error_codes_are_counted():
 
 def test_a_full_reply_ring_stalls_the_device_without_losing_messages():
     rings = p.Rings.allocate(REQ, REP, 4, reply_capacity=2)
-    host = p.RingHost(rings)
+    host = ring_host.RingHost(rings)
     host.push_batch(p.NORMAL, np.arange(1, 5), np.zeros(4, REQ))
     rings.ctrl[p.ACTIVE] = 1
     serve_once(rings)
@@ -140,7 +142,7 @@ def test_a_full_reply_ring_stalls_the_device_without_losing_messages():
 
 def test_drop_floor_is_served_while_paused():
     rings = p.Rings.allocate(REQ, REP, 4)
-    host = p.RingHost(rings)
+    host = ring_host.RingHost(rings)
     host.push_batch(p.NORMAL, np.arange(1, 5), np.zeros(4, REQ))
     floor = host.request_drop(p.NORMAL, 3)
     assert floor == 3

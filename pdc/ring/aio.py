@@ -13,6 +13,7 @@ import asyncio
 import collections
 from typing import TYPE_CHECKING, Any
 
+from pdc.ring.args import seconds_arg
 from pdc.ring.protocol import BLOCKED, D_SENDING, NORMAL, REJECTED, RingStateError
 from pdc.ring.replies import Reply
 from pdc.ring.waiting import Waiter, async_delay
@@ -39,38 +40,53 @@ class Port:
             self.task = asyncio.get_running_loop().create_task(self._poll())
 
     def _deliver(self) -> int:
-        """Resolve what can be resolved now (consumer lock held by the caller)."""
+        """Resolve what can be resolved now (consumer lock held by the caller).
+
+        A future that is done already (timed out, cancelled) is never resolved and its
+        reply stays in the stash; a reply leaves the stash for a future only in the same
+        step that resolves it (``_hand``).
+        """
         k, n = self.kernel, 0
-        for corr in [c for c, f in self.by_id.items() if f.done()]:  # timed out, cancelled
+        for corr in [c for c, f in self.by_id.items() if f.done()]:
             del self.by_id[corr]
-        while self.any and self.any[0].done():
-            self.any.popleft()
+        self.any = collections.deque(f for f in self.any if not f.done())
         stash = k._stash
-        if self.by_id and stash.count and stash.version != self.seen:
-            for item in stash.take_matching(self.by_id):
-                self.by_id.pop(item[0]).set_result(k._reply(item))
-                n += 1
-            self.seen = stash.version
-        while self.any and stash.count:
-            reply = k._take_next()  # None when the stash holds only replies calls await
-            if reply is None:
-                break
-            self.any.popleft().set_result(reply)
-            n += 1
-        pop = k.host.pop
-        while self.by_id or self.any:
-            r = pop()
-            if r is None:
-                break
-            if r[0] in self.by_id:  # awaited by id first, then by whoever awaits any reply
-                self.by_id.pop(r[0]).set_result(k._popped(r))
-                n += 1
-            elif self.any and r[0] not in k._awaited:
-                self.any.popleft().set_result(k._popped(r))
-                n += 1
-            else:  # another caller's: kept for it
-                k._stash_values(*r)
+        stash.settle(k.host)
+        box: list = [None]  # a reply claimed and not yet resolved: put back if interrupted
+        try:
+            if stash.fill(k.host, 1 << 30) or (self.by_id and stash.version != self.seen):
+                for corr in list(self.by_id):
+                    if k._claim_id(box, corr):
+                        n += self._hand(box, self.by_id[corr])
+                        del self.by_id[corr]  # resolved (a later turn drops it if not)
+                self.seen = stash.version
+            while self.any and stash.count:
+                if not k._claim_next(box):  # the stash holds only replies calls await
+                    break
+                n += self._hand(box, self.any[0])
+                self.any.popleft()
+        except BaseException:
+            found = box[0]
+            if found is not None:  # the lock is held: put back directly
+                k.received -= stash.unclaim(*found)
+                box[0] = None
+            raise
         return n
+
+    def _hand(self, box: list, fut: asyncio.Future) -> int:
+        """Resolve ``fut`` with the reply claimed in ``box`` (put back if it cannot be)."""
+        k = self.kernel
+        reply = k._reply_of(box[0])
+        errors = k._errors
+        if errors and reply.corr_id in errors:
+            del errors[reply.corr_id]
+        if fut.done():  # its awaiter went away: the reply stays for another
+            k.received -= k._stash.unclaim(*box[0])
+            box[0] = None
+            return 0
+        box[0] = None  # the future takes it in the next (C) call
+        fut.set_result(reply)
+        return 1
 
     def _drop_check(self) -> None:
         k = self.kernel
@@ -85,7 +101,7 @@ class Port:
 
     async def _poll(self) -> None:
         k, delay = self.kernel, 0.0
-        while self.by_id or self.any:
+        while self._waiting():
             with k._recv_lock:
                 n = self._deliver()
             if n:
@@ -101,6 +117,10 @@ class Port:
                 return
             delay = async_delay(delay)
             await asyncio.sleep(delay)
+
+    def _waiting(self) -> bool:
+        """True while a future waits (done ones are dropped here)."""
+        return any(not f.done() for f in self.by_id.values()) or any(not f.done() for f in self.any)
 
     def _fail_all(self) -> None:
         k = self.kernel
@@ -122,68 +142,129 @@ def _port(kernel: RingKernel) -> Port:
 
 
 async def _await(kernel: RingKernel, fut: asyncio.Future, timeout: float | None, what: str):
+    """The reply ``fut`` resolves to; a reply it got but its awaiter never took goes back.
+
+    A poller that stopped (an exception, Ctrl-C in its task) is started again.
+    """
+    port = _port(kernel)
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
     try:
-        return await asyncio.wait_for(fut, timeout)
+        while not fut.done():
+            left = None if deadline is None else deadline - loop.time()
+            if left is not None and left <= 0:
+                raise asyncio.TimeoutError
+            port.start()
+            poller = port.task
+            assert poller is not None
+            await asyncio.wait((fut, poller), timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            if poller.done() and not poller.cancelled():
+                poller.exception()  # seen here: the next turn starts a new poller
+        reply = fut.result()
+        return reply
     except asyncio.TimeoutError:
+        _give_back(kernel, fut)
         raise kernel._timeout("receive_async", timeout, what) from None
+    except BaseException:
+        _give_back(kernel, fut)
+        raise
+
+
+def _give_back(kernel: RingKernel, fut: asyncio.Future) -> None:
+    """Put the reply of a resolved future whose awaiter went away back in the stash."""
+    if fut.done() and not fut.cancelled() and fut.exception() is None:
+        kernel._restore(fut.result())
+    elif not fut.done():
+        fut.cancel()
 
 
 async def send_async(
     kernel: RingKernel, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any
 ) -> int:
     """``send`` that awaits (instead of blocking the thread) while the queue is full."""
-    lane, values = kernel._parse(message, priority, fields)
+    lane, values = kernel._parse(message, priority, fields, "send_async")
     return await _send(kernel, values, lane, None)
 
 
 async def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | None) -> int:
-    """Push one message, awaiting room; ``reserve``: its reply is kept for ``call_async``."""
+    """Push one message, awaiting room; ``reserve``: its reply is kept for ``call_async``.
+
+    The producer lock is taken by ``with`` when it looks free (an interrupt never leaves
+    it held); while a thread holds it, this task awaits instead of blocking its loop.
+    """
+    op = "send_async" if reserve is None else "call_async"
     if kernel.backpressure != "block":
-        return kernel._send_one(lane, values, reserve)
+        return kernel._send_one(lane, values, reserve, op)
     port = _port(kernel)
     async with port.send_turn:
         waiter = Waiter(kernel.block_timeout, 0)
         delay, counted = 0.0, False
         while True:
-            if kernel._send_lock.acquire(blocking=False):
-                kernel._words[D_SENDING] = 1  # the compiled call keeps off the rings
-                try:
-                    kernel._alive_check("send_async")
-                    corr = kernel._next
-                    kernel._next = corr + 1
-                    if reserve is not None:  # before it is published
-                        reserve[0] = corr
-                        kernel._awaited.add(corr)
-                    if kernel.host.push(lane, corr, values):
-                        kernel.engine.wake()
+            if not kernel._send_lock.locked():
+                with kernel._send_lock:
+                    corr = _try_push(kernel, lane, values, reserve, op)
+                    if corr:
                         return corr
-                    kernel._awaited.discard(corr)
-                    kernel._next = corr
                     if not counted:
                         kernel.host.add(BLOCKED)
                         counted = True
                     waiter.progress(kernel.host.tail(lane))
                     if waiter.expired():
                         kernel.host.add(REJECTED)
-                        raise kernel._full_error(lane, "send_async", kernel.block_timeout)
-                except RingStateError:
-                    kernel.host.add(REJECTED)
-                    raise
-                finally:
-                    kernel._words[D_SENDING] = 0
-                    kernel._send_lock.release()
+                        raise kernel._full_error(lane, op, kernel.block_timeout)
             kernel._drain()
             kernel.engine.wake()
             delay = async_delay(delay)
             await asyncio.sleep(delay)
 
 
+def _try_push(
+    kernel: RingKernel, lane: int, values: tuple, reserve: list[int] | None, op: str
+) -> int:
+    """One try to push (producer lock held): the id, or 0 when the lane is full."""
+    words = kernel._words
+    words[D_SENDING] = 1  # the compiled call keeps off the rings
+    try:
+        try:
+            kernel._alive_check(op)
+        except RingStateError:
+            kernel.host.add(REJECTED)
+            raise
+        corr = kernel._next
+        if kernel.host.free(lane) <= 0:
+            return 0
+        kernel._check_values(values, op)
+        kernel._next = corr + 1
+        if reserve is not None:  # before it is published
+            reserve[0] = corr
+            kernel._awaited.add(corr)
+        if kernel.host.push(lane, corr, values):
+            kernel.engine.wake()
+            return corr
+        kernel._awaited.discard(corr)
+        kernel._next = corr
+        return 0
+    finally:
+        words[D_SENDING] = 0
+
+
 async def receive_async(kernel: RingKernel, timeout: float | None = None) -> Reply:
     """``receive`` that awaits, letting other tasks run while no reply is ready."""
-    with kernel._recv_lock:
-        r = kernel._take_next()
-    if r is not None:
-        return r
+    timeout = seconds_arg("receive_async", kernel.kernel_id, "timeout", timeout)
+    box: list = [None]
+    try:
+        with kernel._recv_lock:
+            ready = kernel._claim_next(box)
+        if ready:
+            reply = kernel._reply_of(box[0])
+            errors = kernel._errors
+            if errors and reply.corr_id in errors:
+                del errors[reply.corr_id]
+            box[0] = None  # handed out: no signal check between here and the return
+            return reply
+    except BaseException:
+        kernel._unclaim(box)
+        raise
     port = _port(kernel)
     fut = asyncio.get_running_loop().create_future()
     port.any.append(fut)
@@ -201,10 +282,12 @@ async def call_async(
     priority: Any = NORMAL,
     **fields: Any,
 ) -> Reply:
-    """``call`` for asyncio code."""
+    """``call`` for asyncio code (one poller per event loop serves every awaiting call)."""
     reserved = [0]
+    r: Reply | None = None
     try:
-        lane, values = kernel._parse(message, priority, fields)
+        timeout = seconds_arg("call_async", kernel.kernel_id, "timeout", timeout)
+        lane, values = kernel._parse(message, priority, fields, "call_async")
         corr = await _send(kernel, values, lane, reserved)
         kernel._gone(corr, "call_async")
         port = _port(kernel)
@@ -212,7 +295,15 @@ async def call_async(
         port.by_id[corr] = fut
         port.start()
         r = await _await(kernel, fut, timeout, f"the reply to message {corr}")
-    finally:
+        failure = r.failure() if check else None
+        kernel._awaited.discard(corr)
+        reply, r = r, None  # handed out: no signal check between here and the return
+    except BaseException:
+        if r is not None:  # received, but this call ends with an error: keep the reply
+            kernel._restore(r)
         if reserved[0]:  # however it ended, receive() may have it from now on
             kernel._awaited.discard(reserved[0])
-    return r.raise_for_status() if check else r
+        raise
+    if failure is not None:
+        raise failure
+    return reply

@@ -1,6 +1,6 @@
 """CPU engine: a persistent worker thread running the ring loop compiled by numba (nogil).
 
-The loop is ``protocol.make_serve`` compiled with ``njit(nogil=True)``, so it runs in
+The loop is ``loop.make_serve`` compiled with ``njit(nogil=True)``, so it runs in
 parallel with the Python host thread. Control words are read with LLVM ``load atomic
 acquire`` and written with ``store atomic release`` (numba intrinsics below): a plain
 ``ctrl[TERMINATE] == 0`` in a loop may legally be hoisted out of the loop by LLVM, and
@@ -40,7 +40,8 @@ from numba.extending import intrinsic
 
 from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import HandlerSpec
-from pdc.ring.protocol import PY_EXCEPTION, S_TERMINATED, STATE, TERMINATE, Rings, make_serve
+from pdc.ring.loop import make_serve
+from pdc.ring.protocol import PY_EXCEPTION, S_TERMINATED, STATE, TERMINATE, Rings
 from pdc.ring.state import make_stateful_serve
 
 __all__ = [

@@ -5,7 +5,7 @@ numba's CUDA simulator swaps every module-level name bound to ``numba.cuda`` in 
 module while the kernel runs; the host side (``pdc.ring.cuda``) must not share a module
 with a kernel that runs for minutes. Import it only after ``pdc.numba_cuda()``.
 
-The kernel body is the protocol's own consumer loop (``pdc.ring.protocol.make_serve``),
+The kernel body is the protocol's own consumer loop (``pdc.ring.loop.make_serve``),
 compiled as a device function with four device primitives:
 
 * ``load``: an acquire load of a control word (``ld.acquire.sys.u64``, inline PTX
@@ -48,7 +48,8 @@ from typing import Any
 
 from numba import cuda
 
-from pdc.ring.protocol import PROCESSED, S_TERMINATED, STATE, make_serve
+from pdc.ring.loop import make_serve
+from pdc.ring.protocol import PROCESSED, S_TERMINATED, STATE
 from pdc.ring.state import make_stateful_serve
 
 # The kernel's own trace words (a separate int64 array only the kernel writes).

@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from pdc.ring.args import seconds_arg
 from pdc.ring.handlers import ALL_BACKENDS, HandlerSpec
-from pdc.ring.protocol import LANES
+from pdc.ring.protocol import LANES, MAX_RING_BYTES
 from pdc.ring.state import check_state_dtype, initial_state
 
 __all__ = [
@@ -31,7 +32,6 @@ __all__ = [
 ]
 
 BACKPRESSURE = ("block", "reject", "drop_oldest")
-MAX_RING_BYTES = 1 << 28  # 256 MiB of rings per kernel (pinned memory on cuda)
 # Keywords of send/call, and attributes of Reply: a field by that name could not be used.
 RESERVED_REQUEST_FIELDS = frozenset({"priority", "timeout", "check", "message"})
 RESERVED_REPLY_FIELDS = frozenset(
@@ -143,6 +143,9 @@ def ring_kernel(
         raise ValueError(f"[ring_kernel] expected queue_size >= 1, got {queue_size}")
     if backend is not None and backend not in ALL_BACKENDS:
         raise ValueError(f"[ring_kernel] expected backend in {ALL_BACKENDS}, got {backend!r}")
+    block_seconds = seconds_arg(
+        "ring_kernel", kernel_id, "block_timeout", block_timeout, none=False
+    )
 
     if state is None and initial is not None:
         raise TypeError("[ring_kernel] expected initial= only with state=, got no state")
@@ -160,7 +163,7 @@ def ring_kernel(
                 f"rings, expected at most {MAX_RING_BYTES:,} bytes (MAX_RING_BYTES)"
             )
         return RingKernelDef(
-            name, spec, int(queue_size), backend, backpressure, block_timeout, start
+            name, spec, int(queue_size), backend, backpressure, float(block_seconds or 0.0), start
         )
 
     return decorate

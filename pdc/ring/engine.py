@@ -7,7 +7,7 @@ An engine owns the device loop of one kernel. The runtime creates it like this::
     rings = Rings.allocate(spec.request, spec.reply, options.queue_size, alloc=alloc)
     engine = cls(rings, spec, options)
     engine.launch()                                 # once: the loop starts serving
-    ...                                             # host side: pdc.ring.protocol.RingHost
+    ...                                             # host side: pdc.ring.host.RingHost
     rings.ctrl[TERMINATE] = 1; engine.join(timeout)  # the loop leaves; True when it has
 
 Everything else (activate, deactivate, send, receive, backpressure, telemetry) is the
@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pdc.backends import NAMES
+from pdc.ring.args import count_arg, seconds_arg
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import S_LAUNCHED, STATE, Rings, RingStateError, host_fence, numpy_alloc
 
@@ -67,6 +68,19 @@ class EngineOptions:
     max_sleep: float = 1e-3
     idle_nap: float = 0.2
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        op = "EngineOptions"
+        count_arg(op, None, "queue_size", self.queue_size, least=1)
+        if self.reply_size is not None:
+            count_arg(op, None, "reply_size", self.reply_size, least=1)
+        count_arg(op, None, "burst", self.burst, least=1)
+        count_arg(op, None, "spin", self.spin)
+        count_arg(op, None, "yield_every", self.yield_every)
+        seconds_arg(op, None, "max_sleep", self.max_sleep, none=False)
+        seconds_arg(op, None, "idle_nap", self.idle_nap, none=False)
+        if not isinstance(self.extra, dict):
+            raise TypeError(f"[{op}] expected extra a dict, got {type(self.extra).__name__}")
 
 
 class Engine(ABC):
@@ -154,11 +168,6 @@ class Engine(ABC):
 
     def wake(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Nudge a loop that sleeps while idle (called after host writes; may do nothing)."""
-
-    @property
-    def alive(self) -> bool:
-        """True while the loop runs."""
-        return bool(self.launches) and not self._join(0.0)
 
     @abstractmethod
     def _start(self) -> None:

@@ -58,7 +58,6 @@ __all__ = [
     "MATH_FUNCTIONS",
     "HandlerError",
     "HandlerSpec",
-    "compile_cpu",
     "select",
     "validate",
 ]
@@ -259,10 +258,3 @@ class MlxMath:
 
         for name, mx_name in MATH_FUNCTIONS.items():
             setattr(self, name, getattr(mx, mx_name))
-
-
-def compile_cpu(spec: HandlerSpec) -> Any:
-    """Compile a handler with numba ``njit(nogil=True)`` for the CPU engine."""
-    from pdc.ring.cpu import compile_handler
-
-    return compile_handler(spec)

@@ -36,8 +36,10 @@ from typing import Any
 import numpy as np
 
 from pdc.ring import aio
+from pdc.ring.args import seconds_arg
 from pdc.ring.definition import RingKernelDef
 from pdc.ring.engine import Engine, EngineOptions, engine_class
+from pdc.ring.host import RingHost
 from pdc.ring.protocol import (
     BLOCKED,
     D_NEXT,
@@ -56,14 +58,14 @@ from pdc.ring.protocol import (
     S_LAUNCHED,
     S_TERMINATED,
     STATE_NAMES,
-    RingHost,
     Rings,
     RingStateError,
     RingTimeoutError,
 )
 from pdc.ring.receiving import Receiving
-from pdc.ring.replies import Stash, Telemetry, TerminateReport
+from pdc.ring.replies import Telemetry, TerminateReport
 from pdc.ring.sending import Sending
+from pdc.ring.stash import Stash
 from pdc.ring.state import initial_state
 from pdc.ring.waiting import Waiter
 
@@ -120,12 +122,16 @@ class RingKernel(Sending, Receiving):
         self._names = self.host.request_fields
         self._dtype_names: tuple[str, ...] = self.spec.request.names or ()
         self._nfields = len(self._names)
+        req_fields: Any = self.spec.request.fields or {}
+        self._bools = tuple(i for i, n in enumerate(self._names) if req_fields[n][0].kind == "b")
         self._spin = 0 if self.spec.python else 20_000
         self._errors: dict[int, str] | None = getattr(self.engine, "errors", None)
         self._terminated = False
         self._send_lock = threading.Lock()
         self._recv_lock = threading.Lock()
         self._drop_lock = threading.Lock()
+        # Orders activate, deactivate, read_state and reset_state: one at a time.
+        self._state_lock = threading.Lock()
         self._ports: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         if self._fast is not None and not self._dropping:
             from pdc.ring.quick import make_call
@@ -190,6 +196,11 @@ class RingKernel(Sending, Receiving):
             )
 
     def _set_active(self, on: bool, want: int, op: str, timeout: float) -> None:
+        seconds = seconds_arg(op, self.kernel_id, "timeout", timeout, none=False)
+        with self._state_lock:
+            self._toggle(on, want, op, seconds)
+
+    def _toggle(self, on: bool, want: int, op: str, timeout: float | None) -> None:
         self._alive_check(op)
         self.host.set_active(on)
         self.engine.wake()
@@ -206,11 +217,31 @@ class RingKernel(Sending, Receiving):
             w.wait()
 
     def activate(self, timeout: float = 30.0) -> None:
-        """Let the device process messages; returns once it acknowledged."""
+        """Let the device process messages; returns once it acknowledged.
+
+        State changes are serialised: ``activate``, ``deactivate``, ``read_state`` and
+        ``reset_state`` from several threads run one at a time, and each toggle returns
+        once the device acknowledged its own request (a later toggle waits for it).
+
+        Args:
+            timeout: Seconds to wait for the acknowledgement.
+
+        Raises:
+            RingTimeoutError: the device did not acknowledge within ``timeout``.
+            RingStateError: the kernel is terminated or its loop failed.
+        """
         self._set_active(True, S_ACTIVE, "activate", timeout)
 
     def deactivate(self, timeout: float = 30.0) -> None:
-        """Pause processing (messages wait); returns once the device acknowledged."""
+        """Pause processing (messages wait); returns once the device acknowledged.
+
+        Args:
+            timeout: Seconds to wait for the acknowledgement (see ``activate``).
+
+        Raises:
+            RingTimeoutError: the device did not acknowledge within ``timeout``.
+            RingStateError: the kernel is terminated or its loop failed.
+        """
         self._set_active(False, S_DEACTIVATED, "deactivate", timeout)
 
     def terminate(self, timeout: float = 10.0) -> TerminateReport:
@@ -225,16 +256,17 @@ class RingKernel(Sending, Receiving):
         stopped = self.engine.join(timeout)
         # No send can be accepted after this point: a producer holding the lock sees
         # ``_terminated`` and leaves. Never wait forever for it (terminate runs at exit).
-        locked = self._send_lock.acquire(timeout=max(timeout, 1.0))
-        try:
-            if locked:
-                self._words[D_SENDING] = 1  # nor a compiled call
-            self._harvest_drops()
-            undelivered = self.host.waiting_ids(HIGH) + self.host.waiting_ids(NORMAL)
-        finally:
-            if locked:
+        # Producers see ``_terminated`` and give up the lock at once (taken by ``with``: an
+        # interrupt never leaves it held).
+        with self._send_lock:
+            self._words[D_SENDING] = 1  # nor a compiled call
+            try:
+                self._harvest_drops()
+                undelivered = self.host.waiting_ids(HIGH) + self.host.waiting_ids(NORMAL)
+            finally:
                 self._words[D_SENDING] = 0
-                self._send_lock.release()
+        with self._recv_lock:
+            self._stash.settle(self.host)
         return TerminateReport(
             self.kernel_id,
             stopped,
@@ -246,6 +278,8 @@ class RingKernel(Sending, Receiving):
     def telemetry(self) -> Telemetry:
         """The kernel's counters now (``dropped_ids`` brought up to date first)."""
         self._harvest_drops()
+        with self._recv_lock:
+            self._stash.settle(self.host)
         h = self.host
         return Telemetry(
             kernel_id=self.kernel_id,
@@ -297,11 +331,9 @@ class RingKernel(Sending, Receiving):
                 updates), naming its state.
         """
         allowed = (S_CREATED, S_LAUNCHED, S_DEACTIVATED, S_TERMINATED)
-        before = self._quiet_state("read_state", allowed)
-        snapshot = self.engine.read_state()
-        if self.host.state() != before:  # another thread activated it meanwhile
-            self._quiet_state("read_state", (before,))
-        return snapshot
+        with self._state_lock:  # no activate in between
+            self._quiet_state("read_state", allowed)
+            return self.engine.read_state()
 
     def reset_state(self, values: Any = None) -> None:
         """Replace the kernel's state: ``values`` as for ``initial=`` (None: the initial state).
@@ -314,11 +346,15 @@ class RingKernel(Sending, Receiving):
             ValueError: for an unknown field or a value its field cannot hold.
             RingStateError: while the kernel is active or once it was terminated.
         """
-        self._quiet_state("reset_state", (S_CREATED, S_LAUNCHED, S_DEACTIVATED))
         st = self.spec.state
-        if st is not None:  # always: _quiet_state refused a kernel without state
-            start = self.definition.initial if values is None else values
-            self.engine.write_state(initial_state(st, start, self.kernel_id))
+        if st is None:
+            self._quiet_state("reset_state", ())  # raises: a kernel without state
+            return
+        start = self.definition.initial if values is None else values
+        record = initial_state(st, start, self.kernel_id)  # checked before anything changes
+        with self._state_lock:  # no activate between the check and the write
+            self._quiet_state("reset_state", (S_CREATED, S_LAUNCHED, S_DEACTIVATED))
+            self.engine.write_state(record)
 
     # -- asyncio ------------------------------------------------------------------------
     async def send_async(

@@ -1,4 +1,6 @@
-"""The ring protocol shared by every backend: memory layout, counters and the consumer loop.
+"""The ring protocol shared by every backend: memory layout, control words, states, errors.
+
+The host side is ``pdc.ring.host.RingHost``; the device loop is ``pdc.ring.loop.make_serve``.
 
 A ring kernel is a loop that runs on a device (a CPU thread, a persistent CUDA kernel, an
 MLX dispatcher) and serves messages that the host writes into memory both sides read (not
@@ -67,7 +69,6 @@ copies ``req_meta[lane, i, 0]`` into ``rep_meta[j, 0]`` and the handler's return
 from __future__ import annotations
 
 import platform
-import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -118,8 +119,6 @@ __all__ = [
     "RingStateError",
     "RingTimeoutError",
     "Rings",
-    "RingHost",
-    "make_serve",
     "numpy_alloc",
 ]
 
@@ -228,6 +227,9 @@ class RingHandlerError(RingError):
         self.corr_id = corr_id
 
 
+MAX_RING_BYTES = 1 << 28  # 256 MiB of rings per kernel (pinned memory on cuda)
+
+
 def numpy_alloc(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """Default allocator: zeroed host memory."""
     return np.zeros(shape, dtype)
@@ -329,6 +331,14 @@ class Rings:
         rcap = LANES * int(capacity) if reply_capacity is None else int(reply_capacity)
         if rcap < 1:
             raise ValueError(f"[Rings.allocate] expected reply_capacity >= 1, got {rcap}")
+        size = CONTROL_WORDS * 8 + LANES * int(capacity) * (16 + req.itemsize)
+        size += rcap * (16 + rep.itemsize)
+        if size > MAX_RING_BYTES:
+            raise ValueError(
+                f"[Rings.allocate] expected at most {MAX_RING_BYTES:,} bytes of rings "
+                f"(MAX_RING_BYTES), got {size:,} for capacity={capacity}, "
+                f"reply_capacity={rcap}"
+            )
         rings = cls(
             ctrl=alloc((CONTROL_WORDS,), np.int64),
             req_meta=alloc((LANES, int(capacity), 2), np.int64),
@@ -390,391 +400,7 @@ def host_fence() -> Callable[[], None]:
     return cpu.release_fence
 
 
-_STRUCT_CODES = {
-    ("b", 1): "?",
-    ("i", 1): "b",
-    ("i", 2): "h",
-    ("i", 4): "i",
-    ("i", 8): "q",
-    ("u", 1): "B",
-    ("u", 2): "H",
-    ("u", 4): "I",
-    ("u", 8): "Q",
-    ("f", 2): "e",
-    ("f", 4): "f",
-    ("f", 8): "d",
-}
-
-
 def fields_by_offset(dtype: np.dtype) -> tuple[str, ...]:
     """Field names of a structured dtype in memory order."""
     fields: Mapping[str, Any] = dtype.fields or {}
     return tuple(sorted(fields, key=lambda n: fields[n][1]))
-
-
-def record_struct(dtype: np.dtype) -> struct.Struct:
-    """A ``struct.Struct`` packing one record of ``dtype`` (native byte order, with padding)."""
-    parts, pos = ["="], 0
-    fields: Mapping[str, Any] = dtype.fields or {}
-    for name in fields_by_offset(dtype):
-        fdt, offset = fields[name][:2]
-        if offset > pos:
-            parts.append(f"{offset - pos}x")
-        parts.append(_STRUCT_CODES[fdt.kind, fdt.itemsize])
-        pos = offset + fdt.itemsize
-    if dtype.itemsize > pos:
-        parts.append(f"{dtype.itemsize - pos}x")
-    st = struct.Struct("".join(parts))
-    if st.size != dtype.itemsize:  # pragma: no cover - guarded by check_message_dtype
-        raise TypeError(f"[record_struct] expected {dtype.itemsize} bytes, got {st.size}")
-    return st
-
-
-def _words(arr: np.ndarray) -> memoryview:
-    """The int64 array ``arr`` as a flat memoryview: item access without NumPy scalars."""
-    return arr.reshape(-1).view(np.uint8).data.cast("q")
-
-
-class RingHost:
-    """The host side of the protocol: produces requests, consumes replies.
-
-    Single messages go through ``memoryview``/``struct`` (a few hundred nanoseconds, no
-    NumPy scalar objects); batches through NumPy slices.
-
-    Args:
-        rings: The shared arrays.
-        fence: Store fence called between writing a slot and publishing it.
-    """
-
-    def __init__(self, rings: Rings, fence: Callable[[], None] | None = None):
-        self.rings = rings
-        self.fence = host_fence() if fence is None else fence
-        self._fence = None if self.fence is _no_fence else self.fence
-        self._ctrl = rings.ctrl
-        self._cap = rings.capacity
-        self._rcap = rings.reply_capacity
-        self._c = _words(rings.ctrl)
-        self._req_meta = rings.req_meta
-        self._rep_meta = rings.rep_meta
-        self._qm = _words(rings.req_meta)
-        self._rm = _words(rings.rep_meta)
-        self._req_buf = rings.req_slots.reshape(-1).view(np.uint8).data
-        self._rep_buf = rings.rep_slots.reshape(-1).view(np.uint8).data
-        self._req_struct = record_struct(rings.request_dtype)
-        self._pack = self._req_struct.pack_into
-        self._req_size = self._req_struct.size
-        self._rep_struct = record_struct(rings.reply_dtype)
-        self._rep_zero = bytes(rings.reply_dtype.itemsize)
-        self._rep_raw = rings.rep_slots.view(np.uint8).reshape(self._rcap, -1)
-
-    # -- control words ------------------------------------------------------------------
-    def word(self, word: int) -> int:
-        """The control word at index ``word`` (``STATE``, ``PROCESSED``...) now."""
-        return self._c[word]
-
-    def head(self, lane: int) -> int:
-        """Messages ever written to ``lane`` (its head sequence)."""
-        return self._c[HEAD + lane * LINE]
-
-    def tail(self, lane: int) -> int:
-        """Messages of ``lane`` the device took or dropped (its tail sequence)."""
-        return self._c[TAIL + lane * LINE]
-
-    def floor(self, lane: int) -> int:
-        """The drop floor of ``lane`` (``request_drop``)."""
-        return self._c[SKIP + lane * LINE]
-
-    def state(self) -> int:
-        """The device's acknowledged state (a ``KernelState`` value)."""
-        return self._c[STATE]
-
-    def set_active(self, on: bool) -> None:
-        """Ask the device to process messages (True) or to pause (False)."""
-        self._c[ACTIVE] = 1 if on else 0
-
-    def request_terminate(self) -> None:
-        """Ask the device loop to leave."""
-        self._c[TERMINATE] = 1
-
-    def submitted(self) -> int:
-        """Messages ever written, both lanes (the heads, not a separate counter)."""
-        c = self._c
-        return c[HEAD] + c[HEAD + LINE]
-
-    # -- counters -----------------------------------------------------------------------
-    def pending(self, lane: int) -> int:
-        """Messages written to ``lane`` and not yet taken (or dropped) by the device."""
-        c = self._c
-        return c[HEAD + lane * LINE] - c[TAIL + lane * LINE]
-
-    def free(self, lane: int) -> int:
-        """Free slots in ``lane``."""
-        return self._cap - self.pending(lane)
-
-    def replies_ready(self) -> int:
-        """Replies written by the device and not yet consumed."""
-        return self._c[REP_HEAD] - self._c[REP_TAIL]
-
-    def add(self, word: int, n: int = 1) -> None:
-        """Add ``n`` to a host-written control word."""
-        self._c[word] += n
-
-    # -- requests -----------------------------------------------------------------------
-    def push(self, lane: int, corr_id: int, values: tuple) -> bool:
-        """Write one request into ``lane``; False when the lane is full.
-
-        Args:
-            lane: HIGH or NORMAL.
-            corr_id: Correlation id (> 0).
-            values: One value per request field, in ``request_fields`` order.
-
-        Raises:
-            TypeError: when a value does not fit its field.
-        """
-        c = self._c
-        hw = HEAD + lane * LINE
-        h = c[hw]
-        cap = self._cap
-        if h - c[hw + _TAIL_FROM_HEAD] >= cap:
-            return False
-        k = lane * cap + h % cap
-        try:
-            self._pack(self._req_buf, k * self._req_size, *values)
-        except struct.error as exc:
-            raise TypeError(
-                f"[send] expected values for the fields {self.rings.request_dtype.names} "
-                f"({self.rings.request_dtype}), got {values!r}: {exc}"
-            ) from None
-        m = self._qm
-        m[2 * k] = corr_id
-        m[2 * k + 1] = DISP_WAITING
-        if self._fence is not None:
-            self._fence()
-        c[hw] = h + 1
-        c[SUBMITTED] += 1
-        return True
-
-    def push_batch(self, lane: int, corr_ids: np.ndarray, batch: np.ndarray) -> int:
-        """Write as many of ``batch`` as fit into ``lane``; return how many were written."""
-        c = self._ctrl
-        hw = HEAD + lane * LINE
-        h = int(c[hw])
-        n = min(len(batch), self._cap - (h - int(c[TAIL + lane * LINE])))
-        if n <= 0:
-            return 0
-        done = 0
-        while done < n:  # at most two contiguous pieces (wrap-around)
-            i = (h + done) % self._cap
-            k = min(n - done, self._cap - i)
-            self.rings.req_slots[lane, i : i + k] = batch[done : done + k]
-            self._req_meta[lane, i : i + k, 0] = corr_ids[done : done + k]
-            self._req_meta[lane, i : i + k, 1] = DISP_WAITING
-            done += k
-        self.fence()
-        c[hw] = h + n
-        c[SUBMITTED] += n
-        return n
-
-    def request_drop(self, lane: int, n: int) -> int:
-        """Ask the device to drop the ``n`` oldest waiting messages of ``lane``.
-
-        Returns:
-            The new drop floor: the device is done when ``TAIL[lane] >= floor``.
-        """
-        c = self._ctrl
-        h = int(c[HEAD + lane * LINE])
-        floor = min(h, int(c[TAIL + lane * LINE]) + n)
-        if floor > c[SKIP + lane * LINE]:
-            c[SKIP + lane * LINE] = floor
-        return floor
-
-    def dropped_ids(self, lane: int, start: int, stop: int) -> list[int]:
-        """Correlation ids of the messages in sequence ``[start, stop)`` marked dropped.
-
-        Only valid while those slots have not been reused (right after a drop request).
-        """
-        out = []
-        for s in range(start, stop):
-            i = s % self._cap
-            if self._req_meta[lane, i, 1] == DISP_DROPPED:
-                out.append(int(self._req_meta[lane, i, 0]))
-        return out
-
-    def waiting_ids(self, lane: int) -> list[int]:
-        """Correlation ids still waiting in ``lane`` (oldest first)."""
-        c = self._ctrl
-        t, h = int(c[TAIL + lane * LINE]), int(c[HEAD + lane * LINE])
-        return [int(self._req_meta[lane, s % self._cap, 0]) for s in range(t, h)]
-
-    # -- replies ------------------------------------------------------------------------
-    def pop(self) -> tuple[int, int, tuple] | None:
-        """Consume one reply: ``(corr_id, status, values)``, or None when none is ready.
-
-        ``values`` holds the reply fields in offset order (``reply_fields``).
-        """
-        c = self._c
-        t = c[REP_TAIL]
-        if c[REP_HEAD] <= t:
-            return None
-        if self._fence is not None:
-            self._fence()  # acquire: the slot is read after the head that published it
-        j = t % self._rcap
-        st = self._rep_struct
-        off = j * st.size
-        values = st.unpack_from(self._rep_buf, off)
-        corr = self._rm[2 * j]
-        status = self._rm[2 * j + 1]
-        self._rep_buf[off : off + st.size] = self._rep_zero
-        if self._fence is not None:
-            self._fence()  # release: the slot is read (and zeroed) before it is freed
-        c[REP_TAIL] = t + 1
-        return corr, status, values
-
-    @property
-    def request_fields(self) -> tuple[str, ...]:
-        """Request field names in the order ``push`` takes values (by offset)."""
-        return fields_by_offset(self.rings.request_dtype)
-
-    @property
-    def reply_fields(self) -> tuple[str, ...]:
-        """Reply field names in the order ``pop`` returns values (by offset)."""
-        return fields_by_offset(self.rings.reply_dtype)
-
-    def pop_batch(self, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Consume up to ``limit`` replies: ``(corr_ids, statuses, records)`` (copies)."""
-        c = self._ctrl
-        t = int(c[REP_TAIL])
-        n = min(int(limit), int(c[REP_HEAD]) - t)
-        if n <= 0:
-            empty = np.zeros(0, np.int64)
-            return empty, empty.copy(), np.zeros(0, self.rings.reply_dtype)
-        self.fence()  # acquire (a no-op on x86): slots read after the head
-        j = t % self._rcap
-        idx = (np.arange(j, j + n)) % self._rcap if j + n > self._rcap else slice(j, j + n)
-        corr = self._rep_meta[idx, 0].copy()
-        status = self._rep_meta[idx, 1].copy()
-        recs = self.rings.rep_slots[idx].copy()
-        self._rep_raw[idx] = 0
-        self.fence()  # release (a no-op on x86): slots read before they are freed
-        c[REP_TAIL] = t + n
-        return corr, status, recs
-
-
-def make_serve(
-    handler: Callable,
-    load: Callable,
-    store: Callable,
-    pause: Callable,
-    burst: int = 256,
-) -> Callable:
-    """Build the consumer loop (the device side of the protocol) from four primitives.
-
-    The returned function is plain Python that numba can compile (``njit``, or
-    ``cuda.jit(device=True)``) and that also runs as is.
-
-    Args:
-        handler: ``handler(req_record, rep_record) -> int`` (0 = ok).
-        load: ``load(ctrl, index) -> int``: acquire load of a control word.
-        store: ``store(ctrl, index, value)``: release store of a control word.
-        pause: ``pause(ctrl, idle_passes)``: called after a pass that found no work (spin
-            hint, ``sched_yield``, a nap its doorbell ends...); must not block for long.
-        burst: Messages handled per pass before the loop checks the control words again.
-
-    Returns:
-        ``serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_limit) -> int`` that
-        runs until ``TERMINATE`` is set (returns 1) or until ``idle_limit`` consecutive
-        passes found no work (returns 2 when this call handled or dropped messages before,
-        0 when it did nothing; call it again to go on serving).
-    """
-
-    def serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_limit):
-        cap = req_meta.shape[1]
-        rcap = rep_meta.shape[0]
-        idle = 0
-        worked = 0
-        while True:
-            if load(ctrl, TERMINATE) != 0:
-                store(ctrl, STATE, S_TERMINATING)
-                return 1
-            active = load(ctrl, ACTIVE)
-            want = S_DEACTIVATED
-            if active != 0:
-                want = S_ACTIVE
-            if ctrl[STATE] != want:
-                store(ctrl, STATE, want)
-            store(ctrl, HEARTBEAT, ctrl[HEARTBEAT] + 1)
-            work = 0
-            # Drop requests are served even while paused (dropping is not processing).
-            for lane in range(LANES):
-                t = ctrl[TAIL + lane * LINE]
-                floor = load(ctrl, SKIP + lane * LINE)
-                if floor > t:
-                    h = load(ctrl, HEAD + lane * LINE)
-                    n = 0
-                    while t < floor and t < h:
-                        req_meta[lane, t % cap, 1] = DISP_DROPPED
-                        t += 1
-                        n += 1
-                    if n > 0:
-                        store(ctrl, DROPPED, ctrl[DROPPED] + n)
-                        store(ctrl, TAIL + lane * LINE, t)
-                        work += n
-            if active != 0:
-                # Handle up to `burst` messages, then publish tails and heads once.
-                rh = ctrl[REP_HEAD]
-                room = rcap - (rh - load(ctrl, REP_TAIL))
-                t0 = ctrl[TAIL]
-                t1 = ctrl[TAIL + LINE]
-                h0 = t0
-                h1 = t1
-                done = 0
-                errors = 0
-                last = 0
-                while done < room and done < burst:
-                    if t0 >= h0:  # the high lane is looked at before every message
-                        h0 = load(ctrl, HEAD)
-                    if t0 < h0:
-                        lane = 0
-                        t = t0
-                        t0 += 1
-                    else:
-                        if t1 >= h1:
-                            h1 = load(ctrl, HEAD + LINE)
-                        if t1 < h1:
-                            lane = 1
-                            t = t1
-                            t1 += 1
-                        else:
-                            break
-                    i = t % cap
-                    j = rh % rcap
-                    code = handler(req_slots[lane, i], rep_slots[j])
-                    rep_meta[j, 0] = req_meta[lane, i, 0]
-                    rep_meta[j, 1] = code
-                    req_meta[lane, i, 1] = DISP_PROCESSED
-                    rh += 1
-                    done += 1
-                    if code != 0:
-                        errors += 1
-                        last = code
-                if done > 0:
-                    # Counters first, the reply head last: a host that sees a reply also
-                    # sees it counted (processed, errors) and its request slot freed.
-                    store(ctrl, PROCESSED, ctrl[PROCESSED] + done)
-                    if errors > 0:
-                        store(ctrl, ERR_CODE, last)
-                        store(ctrl, ERR_COUNT, ctrl[ERR_COUNT] + errors)
-                    store(ctrl, TAIL, t0)
-                    store(ctrl, TAIL + LINE, t1)
-                    store(ctrl, REP_HEAD, rh)
-                work += done
-            if work > 0:
-                idle = 0
-                worked = 2
-            else:
-                idle += 1
-                if idle >= idle_limit:
-                    return worked
-                pause(ctrl, idle)
-
-    return serve

@@ -59,48 +59,82 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
         _q_lane = _q_LANES.get(priority)
     else:
         _q_lane = None
-    if message is not None or _q_extra or _q_lane is None or {not_plain}:
-        return _q_general(
-            message, timeout=timeout, check=check, priority=priority,
-            **_q_present({pairs}), **_q_extra,
-        )
-    _q_held = 0
+    _q_code = -1 if (
+        message is not None or _q_extra or _q_lane is None or {not_plain}
+        or (timeout is not None and (
+            (_q_type(timeout) is not _q_float and _q_type(timeout) is not _q_int)
+            or not 0 <= timeout < _q_INF
+        ))
+    ) else 0
+    _q_held = _q_mine = 0
+    _q_box = _q_res = None  # made on the slow paths only
     try:
-        with _q_recv_lock:
-            if _q_k._terminated:
-                _q_code = -2
-            else:
-                try:
-                    _q_r = _q_entry(_q_addr, _q_lane, 0, _q_polls, {args})
-                    _q_code = _q_r[0]
-                    if _q_code == 2:  # replied: off the ring, held until handed out
-                        _q_status = _q_r[2]
-                        # Reply's fields stored here: no __init__ frame (a tenth of a call).
-                        _q_reply = _q_new(_q_Reply)
+        if _q_code == 0:
+            with _q_recv_lock:
+                if _q_stash.inflight is not None:  # a move an interrupt cut short
+                    _q_stash.settle(_q_host)
+                if _q_k._terminated:
+                    _q_code = -2
+                else:
+                    try:
+                        _q_r = _q_entry(_q_addr, _q_lane, 0, _q_polls, {args})
+                        _q_code = _q_r[0]
+                        if _q_code == 2:  # replied: off the ring, held until handed out
+                            _q_status = _q_r[2]
+                            # Reply's fields stored here: no __init__ frame (a tenth of a call).
+                            _q_reply = _q_new(_q_Reply)
 {reply_stores}
-                        # One statement: an interrupt lands before both or after both.
-                        _q_words[_q_HELD], _q_k.received = 0, _q_k.received + 1
-                    elif _q_code == 1:  # sent; its reply was not next: reserve it, wait below
-                        _q_held = _q_r[1]
-                        _q_awaited.add(_q_held)
-                except _q_refused:
-                    _q_code = -1
-                except _q_BaseException:  # interrupted after the reply was taken: keep it
-                    _q_k._unhold(_q_fast)
-                    raise
-        if _q_code == 2:
-            return _q_reply.raise_for_status() if check and _q_status else _q_reply
+                            # One statement: the hold released, the reply this call's.
+                            _q_words[_q_HELD], _q_k.received, _q_mine = 0, _q_k.received + 1, 1
+                        elif _q_code == 1:  # sent; its reply was not next: reserved, wait below
+                            _q_held = _q_r[1]
+                            _q_awaited.add(_q_held)
+                    except _q_refused:
+                        _q_code = -1
+                    except _q_BaseException:  # interrupted after the reply was taken: keep it
+                        _q_k._unhold(_q_fast)
+                        raise
+            if _q_code == 2:
+                if check and _q_status:
+                    _q_failure = _q_reply.failure()
+                    if _q_errors and _q_r[1] in _q_errors:
+                        del _q_errors[_q_r[1]]
+                    _q_mine = 0
+                    raise _q_failure
+                _q_mine = 0  # handed out: no signal check between here and the return
+                return _q_reply
+        _q_box = [None]
         if _q_code == 1:
             _q_k.engine.wake()
-            _q_got = _q_k._wait_for(_q_held, timeout)
-            return _q_got.raise_for_status() if check else _q_got
-    finally:
+            _q_k._wait_claim(_q_box, _q_held, timeout, "call")
+            _q_got = _q_k._reply_of(_q_box[0])
+            _q_failure = _q_got.failure() if check else None
+        else:  # the general path parses, sends, waits, drops or raises by the kernel's rules
+            _q_res = [0]
+            _q_got, _q_failure = _q_k._call_claim(
+                _q_box, _q_res, message, timeout, check, priority,
+                _q_present(_q_extra, {pairs}),
+            )
+            _q_held = _q_res[0]
+            _q_res[0] = 0
+        _q_awaited.discard(_q_held)
+        if _q_errors and _q_got.corr_id in _q_errors:
+            del _q_errors[_q_got.corr_id]
+        _q_held = 0
+        _q_box[0] = None  # handed out: no signal check between here and the return
+        if _q_failure is not None:
+            raise _q_failure
+        return _q_got
+    except _q_BaseException:
+        if _q_mine:  # the reply was this call's, and it was not handed out: keep it
+            _q_k._restore(_q_reply)
+        if _q_box is not None:
+            _q_k._unclaim(_q_box)
         if _q_held:
             _q_awaited.discard(_q_held)
-    return _q_general(
-        message, timeout=timeout, check=check, priority=priority,
-        **_q_present({pairs}), **_q_extra,
-    )
+        if _q_res is not None and _q_res[0]:
+            _q_awaited.discard(_q_res[0])
+        raise
 """
 
 
@@ -111,7 +145,7 @@ _REPLY_FIELDS = {
     "status": "_q_status",
     "_names": "_q_names",
     "_vals": "_q_r[3:]",
-    "error": "_q_k._error_of(_q_r[1], _q_status) if _q_status == _q_PY_EXC else None",
+    "error": "_q_errors.get(_q_r[1]) if _q_errors and _q_status == _q_PY_EXC else None",
 }
 if set(_REPLY_FIELDS) != set(Reply.__slots__):
     raise ImportError(
@@ -120,9 +154,9 @@ if set(_REPLY_FIELDS) != set(Reply.__slots__):
     )
 
 
-def _present(**fields: Any) -> dict[str, Any]:
+def _present(extra: dict[str, Any], **fields: Any) -> dict[str, Any]:
     """The fields the caller gave (a parameter left at its default was not given)."""
-    return {n: v for n, v in fields.items() if v is not _MISSING}
+    return {**{n: v for n, v in fields.items() if v is not _MISSING}, **extra}
 
 
 def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply]) -> Any:
@@ -141,8 +175,9 @@ def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply])
     if entry is None:
         return None
     kinds = [fast.rings.request_dtype[n].kind for n in names]
+    plain = {"f": "_q_float", "b": "_q_bool"}
     checks = [
-        f"_q_type({n}) is not {'_q_float' if kind == 'f' else '_q_int'}"
+        f"_q_type({n}) is not {plain.get(kind, '_q_int')}"
         for n, kind in zip(names, kinds, strict=True)
     ]
     src = _SOURCE.format(
@@ -151,7 +186,7 @@ def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply])
         pairs=", ".join(f"{n}={n}" for n in names),
         args=", ".join(names),
         reply_stores="\n".join(
-            f"{' ' * 24}_q_reply.{slot} = {expr}" for slot, expr in _REPLY_FIELDS.items()
+            f"{' ' * 28}_q_reply.{slot} = {expr}" for slot, expr in _REPLY_FIELDS.items()
         ),
     )
     ns: dict[str, Any] = {
@@ -163,6 +198,11 @@ def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply])
         "_q_str": str,
         "_q_int": int,
         "_q_float": float,
+        "_q_bool": bool,
+        "_q_INF": float("inf"),
+        "_q_stash": kernel._stash,
+        "_q_host": kernel.host,
+        "_q_errors": kernel._errors,
         "_q_BaseException": BaseException,
         "_q_general": general,
         "_q_present": _present,

@@ -247,7 +247,3 @@ class RingKernelRuntime:
             if rk.host.state() != S_TERMINATED or not rk._terminated:
                 reports[kid] = rk.terminate(timeout)
         return reports
-
-    def kernels_state(self) -> dict[str, str]:
-        """``{kernel_id: state}``."""
-        return {k: v.state for k, v in self.kernels.items()}

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pdc.ring.args import field_value
 from pdc.ring.engine import Engine
 from pdc.ring.handlers import HandlerSpec
+from pdc.ring.host import RingHost
 from pdc.ring.protocol import (
     BLOCKED,
     D_SENDING,
@@ -25,7 +27,6 @@ from pdc.ring.protocol import (
     REJECTED,
     S_TERMINATED,
     RingFullError,
-    RingHost,
     Rings,
     RingStateError,
     aligned,
@@ -62,6 +63,7 @@ class Sending:
     _send_lock: threading.Lock
     _recv_lock: threading.Lock
     _drop_lock: threading.Lock
+    _bools: tuple[int, ...]
 
     if TYPE_CHECKING:  # defined by RingKernel and Receiving
 
@@ -116,16 +118,24 @@ class Sending:
         return max(0, min(want, self._scan[lane] - old))
 
     # -- sending ------------------------------------------------------------------------
-    def _lane(self, priority: Any) -> int:
+    def _lane(self, priority: Any, op: str = "send") -> int:
         try:
             return _LANES[priority]
         except (KeyError, TypeError):
             raise ValueError(
-                f"[send {self.kernel_id}] expected priority 'high' (0) or 'normal' (1), "
+                f"[{op} {self.kernel_id}] expected priority 'high' (0) or 'normal' (1), "
                 f"got {priority!r}"
             ) from None
 
-    def _values(self, message: Any, fields: dict) -> tuple:
+    def _check_values(self, values: tuple, op: str) -> tuple:
+        """``values`` checked field by field; raises naming the first that does not fit."""
+        fields: Any = self.spec.request.fields or {}
+        return tuple(
+            field_value(op, self.kernel_id, n, fields[n][0], v)
+            for n, v in zip(self._names, values, strict=True)
+        )
+
+    def _values(self, message: Any, fields: dict, op: str = "send") -> tuple:
         names = self._names
         if message is None:
             if len(fields) == self._nfields:
@@ -135,19 +145,19 @@ class Sending:
                     pass
             message = fields
         elif fields:
-            raise TypeError(f"[send {self.kernel_id}] expected a message or fields, got both")
+            raise TypeError(f"[{op} {self.kernel_id}] expected a message or fields, got both")
         if isinstance(message, dict):
             unknown = [k for k in message if k not in names]
             if unknown:
                 raise ValueError(
-                    f"[send {self.kernel_id}] unknown field(s) {unknown}; "
+                    f"[{op} {self.kernel_id}] unknown field(s) {unknown}; "
                     f"request fields are {self.spec.request.names}"
                 )
             return tuple([message.get(n, 0) for n in names])
         if isinstance(message, np.void):
             if message.dtype != self.spec.request and not self._same_layout(message.dtype):
                 raise TypeError(
-                    f"[send {self.kernel_id}] expected a record of dtype {self.spec.request}, "
+                    f"[{op} {self.kernel_id}] expected a record of dtype {self.spec.request}, "
                     f"got {message.dtype}"
                 )
             return tuple([message[n] for n in names])
@@ -155,7 +165,7 @@ class Sending:
             order = self._dtype_names
             return tuple(message[order.index(n)] for n in names)
         raise TypeError(
-            f"[send {self.kernel_id}] expected fields {self.spec.request.names} (keywords, a "
+            f"[{op} {self.kernel_id}] expected fields {self.spec.request.names} (keywords, a "
             f"dict, a tuple or a record), got {message!r}"
         )
 
@@ -178,13 +188,12 @@ class Sending:
     def _drain(self) -> None:
         """Move ready replies aside (a full reply ring must never stall the device).
 
-        Only tried: a producer never waits for the consumers' lock.
+        Consumers hold their lock for short moves only (never while they sleep), so the
+        wait is short; the lock is taken by ``with`` (an interrupt never leaves it held).
         """
-        if self._recv_lock.acquire(blocking=False):
-            try:
+        if self.host.replies_ready():
+            with self._recv_lock:
                 self._fill(1 << 30)
-            finally:
-                self._recv_lock.release()
 
     def send(self, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any) -> int:
         """Send one request; return its correlation id.
@@ -207,21 +216,31 @@ class Sending:
         lane, values = self._parse(message, priority, fields)
         return self._send_one(lane, values, None)
 
-    def _parse(self, message: Any, priority: Any, fields: dict) -> tuple[int, tuple]:
+    def _parse(
+        self, message: Any, priority: Any, fields: dict, op: str = "send"
+    ) -> tuple[int, tuple]:
         """The lane and the request values of a send (raises on a bad field or priority)."""
         if message is None and len(fields) == self._nfields:
             try:  # the common case: every field by keyword
                 values = tuple([fields[n] for n in self._names])
             except KeyError:
-                values = self._values(message, fields)
+                values = self._values(message, fields, op)
         else:
-            values = self._values(message, fields)
+            values = self._values(message, fields, op)
         lane = _LANES.get(priority) if type(priority) is str or type(priority) is int else None
         if lane is None:
-            lane = self._lane(priority)  # raises the error
+            lane = self._lane(priority, op)  # raises the error
+        if self._bools:  # struct packs any object into a bool: check those first
+            for i in self._bools:
+                v = values[i]
+                if v is not True and v is not False:
+                    self._check_values(values, op)
+                    break
         return lane, values
 
-    def _send_one(self, lane: int, values: tuple, reserve: list[int] | None) -> int:
+    def _send_one(
+        self, lane: int, values: tuple, reserve: list[int] | None, op: str = "send"
+    ) -> int:
         """Push one message; with ``reserve`` its reply is kept for the caller's ``call``.
 
         The id is reserved before the message is published, so no ``receive`` in another
@@ -232,14 +251,14 @@ class Sending:
         with self._send_lock:
             words[D_SENDING] = 1  # the compiled call (pdc.ring.fast) keeps off the rings
             try:
-                return self._send_one_locked(lane, values, reserve)
+                return self._send_one_locked(lane, values, reserve, op)
             finally:
                 words[D_SENDING] = 0
 
-    def _send_one_locked(self, lane: int, values: tuple, reserve: list[int] | None) -> int:
+    def _send_one_locked(self, lane: int, values: tuple, reserve: list[int] | None, op: str) -> int:
         if self._terminated or self.host.state() == S_TERMINATED:  # refuse: none can come
             try:
-                self._alive_check("send")
+                self._alive_check(op)
             except RingStateError:
                 self.host.add(REJECTED)
                 raise
@@ -250,26 +269,48 @@ class Sending:
         try:
             # Only drop_oldest raises drop floors: other modes skip the check.
             if self._dropping and not self._pushable(lane, 1):
-                return self._send_full(lane, corr, values, "send")
+                return self._send_full(lane, corr, values, op)
             # Advance first: an interrupt inside push can waste an id, never reuse one.
             self._next = corr + 1
-            if self.host.push(lane, corr, values):
+            try:
+                pushed = self.host.push(lane, corr, values)
+            except (TypeError, ValueError, OverflowError):
+                self._next = corr  # nothing was written
+                self._check_values(values, op)  # raises, naming the field
+                raise
+            if pushed:
                 self.engine.wake()
                 return corr
             self._next = corr
-            return self._send_full(lane, corr, values, "send")
+            return self._send_full(lane, corr, values, op)
         except BaseException:
             self._awaited.discard(corr)  # not sent, or its caller gave up: free
             raise
 
     def _send_full(self, lane: int, corr: int, values: tuple, op: str) -> int:
-        """The slow path of ``send`` (send lock held): wait, drop or refuse."""
+        """The slow path of ``send`` (send lock held): wait, drop or refuse.
+
+        A drop this send asked for is withdrawn when the send is refused: a refused
+        message never costs a waiting one its place.
+        """
         host = self.host
+        self._check_values(values, op)  # a bad value raises before anything waits
         try:
             self._alive_check(op)
         except RingStateError:
             host.add(REJECTED)
             raise
+        floor = host.floor(lane)
+        try:
+            return self._send_wait(lane, corr, values, op)
+        except BaseException:
+            if self._dropping:
+                host.withdraw_drop(lane, floor)
+                self._harvest_drops()
+            raise
+
+    def _send_wait(self, lane: int, corr: int, values: tuple, op: str) -> int:
+        host = self.host
         if self.backpressure == "reject":
             host.add(REJECTED)
             raise self._full_error(lane, op, None)

@@ -37,7 +37,7 @@ How: ``localize`` rewrites the validated handler so that every ``state.f`` is a 
 variable loaded at entry (``state["f"]``), and the return becomes ``code = ...`` followed
 by ``state["f"] = select(code == 0, local, state["f"])`` for every field written (a ternary on
 cpu/cuda, ``mx.where`` on metal). ``make_stateful_serve`` is the protocol's consumer loop
-(``pdc.ring.protocol.make_serve``, the one loop every backend runs) with one more argument,
+(``pdc.ring.loop.make_serve``, the one loop every backend runs) with one more argument,
 the state array, whose record it passes to the handler as a third argument.
 """
 
@@ -245,11 +245,11 @@ def localize(fdef: ast.FunctionDef, select: str, state: np.dtype) -> ast.Functio
 @functools.cache
 def _stateful_factory() -> Callable:
     """``make_serve`` of the protocol, rewritten to take the state array as a last argument."""
-    from pdc.ring import protocol
+    from pdc.ring import loop
 
-    lines, first = inspect.getsourcelines(protocol.make_serve)
+    lines, first = inspect.getsourcelines(loop.make_serve)
     tree = pyast.parse(textwrap.dedent("".join(lines)))
-    ast.increment_lineno(tree, first - 1)  # tracebacks point into protocol.py
+    ast.increment_lineno(tree, first - 1)  # tracebacks point into loop.py
     outer = tree.body[0]
     serves = [n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n.name == "serve"]
     calls = [
@@ -260,7 +260,7 @@ def _stateful_factory() -> Callable:
     ]
     if not isinstance(outer, ast.FunctionDef) or len(serves) != 1 or len(calls) != 1:
         raise RuntimeError(
-            "[ring state] expected protocol.make_serve to define one `serve` that calls "
+            "[ring state] expected loop.make_serve to define one `serve` that calls "
             f"`handler` once, got {len(serves)} serve(s) and {len(calls)} call(s)"
         )
     serves[0].args.args.append(ast.arg(arg="state"))
@@ -272,15 +272,15 @@ def _stateful_factory() -> Callable:
     outer.name = "make_stateful_serve"
     outer.decorator_list = []
     ast.fix_missing_locations(tree)
-    namespace = dict(vars(protocol))
-    exec(pyast.compile_tree(tree, protocol.__file__), namespace)  # noqa: S102 - our own module
+    namespace = dict(vars(loop))
+    exec(pyast.compile_tree(tree, loop.__file__), namespace)  # noqa: S102 - our own module
     return namespace["make_stateful_serve"]
 
 
 def make_stateful_serve(
     handler: Callable, load: Callable, store: Callable, pause: Callable, burst: int = 256
 ) -> Callable:
-    """``protocol.make_serve`` for a handler with state.
+    """``loop.make_serve`` for a handler with state.
 
     Returns:
         ``serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_limit, state)``: the

@@ -312,6 +312,14 @@ class Normalizer(ast.NodeTransformer):
     def visit_Return(self, node: ast.Return) -> ast.AST:
         if node.value is None:
             node.value = ast.copy_location(ast.Constant(0), node)
+        elif isinstance(node.value, ast.Constant) and not (
+            isinstance(node.value.value, int) and not isinstance(node.value.value, bool)
+        ):
+            self.ctx.fail(
+                node,
+                f"`return {node.value.value!r}`: the status a handler returns must be an "
+                "integer (0 = ok, anything else an error code)",
+            )
         else:
             node.value = self.visit(node.value)
         return node
