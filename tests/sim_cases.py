@@ -1,13 +1,19 @@
 """Kernels and inputs for the simulator's tests (pdc.sim), differential tests included.
 
 Plain functions: pdc.sim types them with numba-cuda, and numba's own CUDA simulator runs
-them too (tests/test_sim_differential.py) once ``cuda`` here is its stand-in.
+them too (tests/test_sim_differential.py).
 """
 
 import math
 
 import numpy as np
-from numba import cuda, float32, int32, njit, uint8
+from numba import float32, int32, njit, uint8
+
+import pdc
+
+# numba.cuda in the mode this process runs (numba's simulator without a GPU, as the chapters
+# use it): pdc.sim then types the kernels in its worker process.
+cuda = pdc.numba_cuda()
 
 TPB = 32
 LOG_TPB = int(math.log2(TPB))  # a module constant computed by a call

@@ -191,7 +191,7 @@ RACES = [
     (C.race_war, 1, "write s[0] read by another thread"),
     (C.race_intra_warp, 1, "read s[16] written by another thread"),
     (C.race_blocks_write, 2, "write out[0] by several threads"),
-    (C.race_atomic_and_plain, 2, "updated atomically by another thread"),
+    (C.race_atomic_and_plain, 2, "written by another thread"),
 ]
 
 

@@ -1,6 +1,9 @@
 """`pdc bench sim` runs end to end and its rows say what they measured (numbers unchecked)."""
 
+import pdc
 from pdc.sim import bench
+
+pdc.numba_cuda()  # this process's numba.cuda mode, as every test module chooses it
 
 
 def test_bench_rows_and_table(monkeypatch):

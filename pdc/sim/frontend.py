@@ -36,13 +36,24 @@ class Unsupported(Exception):
 
 
 def real_cuda_available() -> bool:
-    """Whether numba-cuda's compiler (not numba's CUDA simulator) is loaded in this process."""
+    """Whether numba-cuda's real target (not numba's CUDA simulator) is loaded here.
+
+    False while ``numba.cuda`` is not imported: importing it here would fix this process in
+    the real mode, and pdc.numba_cuda() could no longer switch numba's simulator on later.
+    """
     mod = sys.modules.get("numba.cuda")
     if mod is None:
-        import os
-
-        return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0")
+        return False
     return "simulator" not in getattr(getattr(mod, "jit", None), "__module__", "simulator")
+
+
+def _may_import_real() -> bool:
+    import os
+
+    return "numba.cuda" not in sys.modules and os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in (
+        "",
+        "0",
+    )
 
 
 def _patch_device() -> None:
@@ -106,7 +117,7 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
         hit = None
     if hit is not None:
         return hit
-    if not real_cuda_available():
+    if not real_cuda_available() and not _may_import_real():
         raise RuntimeError(
             "[sim] numba's CUDA simulator is on in this process; "
             "run the kernel through pdc.sim (it uses a worker process)"

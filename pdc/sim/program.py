@@ -212,17 +212,27 @@ class _Builder:
         if isinstance(v, ir.Const | ir.Global | ir.FreeVar):
             c = dtype_of(t).type(v.value) if is_scalar(t) else v.value
             return lambda fr: fr.put(tgt, c)
+        # A scalar variable holds numba's type for it: the copies that join two paths (a
+        # float on one, the literal 0 on the other) are converted as numba converts them.
+        dt = dtype_of(t) if is_scalar(t) else None
         if isinstance(v, ir.Var):
             get = self.getter(v)
 
             def copy(fr):
                 val, u = get(fr)
-                fr.put(tgt, val, u)
+                fr.put(tgt, val if dt is None else arith.cast(val, dt), u)
 
             return copy
         if isinstance(v, ir.Expr):
             fn = self.expr(v, t, site, line, tgt)
-            return lambda fr: fr.put(tgt, *fn(fr))
+            if dt is None:
+                return lambda fr: fr.put(tgt, *fn(fr))
+
+            def typed(fr):
+                val, u = fn(fr)
+                fr.put(tgt, arith.cast(val, dt), u)
+
+            return typed
         raise Unsupported(f"the simulator does not support {type(v).__name__} yet ({site})")
 
     def _const_array(self, tgt, value):

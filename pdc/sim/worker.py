@@ -9,6 +9,8 @@ import sys
 
 def main() -> int:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    import numba.cuda  # noqa: F401 - the real target, before anything else imports it
+
     from pdc.sim import remote
     from pdc.sim.run import launch_here
 
