@@ -17,7 +17,6 @@ from; here they are reported when they reach global memory, an address or a bran
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 from typing import Any
 
@@ -320,7 +319,3 @@ def geometry_size(S: Launch, ndim: int, which: str):
             for i in range(ndim)
         ]
     return vals[0] if ndim == 1 else tuple(vals)
-
-
-def prod(shape) -> int:
-    return math.prod(int(s) for s in shape)

@@ -74,10 +74,6 @@ class SimArray:
         self.written: Any = None
         self.access: Any = None  # access-map records (launch(record=True))
 
-    @property
-    def nbytes_per_copy(self) -> int:
-        return self.size * self.dtype.itemsize
-
     def element(self, f: int) -> str:
         """``name[i, j]`` of a flat index within one copy."""
         idx = np.unravel_index(int(f) % max(1, self.size), self.shape) if self.shape else ()
