@@ -5,20 +5,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import types
 
 import matplotlib
 import nbformat
 import numpy as np
 import pytest
 
-from pdc.grade import checking, grader, plots, sim, simreport, source
+import pdc
+import pdc.sim as sim
+from pdc.grade import checking, grader, plots, simreport, source
 from pdc.grade import exercises as exs
 
 matplotlib.use("Agg")
 
 # Kernels below use the name `cuda`; sim.launch rebinds it to its own stand-in.
-cuda = types.ModuleType("cuda")
+cuda = pdc.numba_cuda()
 
 
 def copy_unguarded(x, out):
@@ -196,7 +197,7 @@ def _child_results(monkeypatch):
     local = []
     for c in cases:
         args = [v.copy() if isinstance(v, np.ndarray) else v for v in c.args.values()]
-        local.append(sim.launch(fn, c.grid, c.block, args, list(c.args), schedules=2))
+        local.append(sim.launch(fn, c.grid, c.block, args, list(c.args)))
     return cases, results, metas, local
 
 

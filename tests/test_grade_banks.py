@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 import pytest
 
-from pdc.grade import plots, sim
+import pdc
+import pdc.sim as sim
+from pdc.grade import plots
 
 # Kernels below use the name `cuda`; sim.launch rebinds it to its own stand-in.
-cuda = types.ModuleType("cuda")
+cuda = pdc.numba_cuda()
 
 
 def transpose_padded(a, out):

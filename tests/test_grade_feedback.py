@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import pdc
-from pdc.grade import checking, plots, report, sim
+import pdc.sim as sim
+from pdc.grade import checking, plots, report
 from pdc.grade import exercises as exs
 from pdc.grade.grader import grade
 from pdc.grade.judge import (

@@ -8,17 +8,10 @@ from math import exp
 import numpy as np
 import pytest
 
-from pdc.grade import sim
+import pdc
+import pdc.sim as sim
 
-
-def _cuda():
-    # Kernels below use the name `cuda`; sim.launch rebinds it to its own stand-in.
-    import types
-
-    return types.ModuleType("cuda")
-
-
-cuda = _cuda()
+cuda = pdc.numba_cuda()  # kernels are typed by numba-cuda (in pdc.sim's worker without a GPU)
 
 
 def copy_guarded(x, out):
@@ -229,7 +222,7 @@ def test_lines_count_alike_inline_and_rewritten():
 
 def test_memory_analysis_is_cheap_to_skip_and_always_there():
     x = np.arange(100, dtype=np.float32)
-    rep = sim.launch(copy_guarded, 4, 32, (x, np.zeros_like(x)), schedules=2)
+    rep = sim.launch(copy_guarded, 4, 32, (x, np.zeros_like(x)))
     assert rep.access is None and rep.bank_conflicts == {} and rep.conflicts() == 0
     # 100 floats in 4 warps: 400 bytes are 13 sectors; the last warp reads 4 of its lanes.
     assert rep.sectors["x:load"] == {"accesses": 4, "sectors": 13, "ideal": 13}

@@ -1,7 +1,7 @@
 """Launch a student's kernel for a checker, turning the usual failures into feedback.
 
 A checker judges behaviour, never the text of a kernel: :func:`simulate` runs the kernel in
-pdc's instrumented simulator (:mod:`pdc.grade.sim`), which reports what a GPU would do
+pdc's simulator (:mod:`pdc.sim`, numba-cuda's typed IR of the kernel), which reports what a GPU would do
 silently or only sometimes: an index outside an array, a race between threads that no barrier
 orders, a barrier some threads never reach, a read of memory nobody wrote. The same run gives
 the output values, so a check needs no GPU and gives the same verdict with one.
@@ -38,24 +38,25 @@ def cuda():
     return pdc.numba_cuda()
 
 
-def simulate(kernel, grid, block, *args, what: str, schedules: int = 2) -> list[np.ndarray]:
-    """Run ``kernel[grid, block](*args)`` in pdc's instrumented simulator; return the arrays.
+def simulate(kernel, grid, block, *args, what: str) -> list[np.ndarray]:
+    """Run ``kernel[grid, block](*args)`` on pdc's simulator; return the arrays.
 
-    Array arguments are copied first, so the caller's arrays are left as they were.
-    ``schedules=2`` also runs blocks and threads in the reverse order, a second net for races.
+    Array arguments are copied first, so the caller's arrays are left as they were. Races
+    are found from every access's record, so one run is enough and its verdict is the same
+    every time.
 
     Raises:
         Wrong: If the object is not a CUDA kernel, or the simulator reports a finding
             (out of range, race, divergent barrier, uninitialised read, warp mask), naming
             the first example it gives.
     """
-    from pdc.grade import sim
+    import pdc.sim as sim
 
     if not callable(getattr(kernel, "py_func", kernel)):
         raise Wrong(f"{what} is not a CUDA kernel: decorate it with @cuda.jit")
     arrays = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
     try:
-        report = sim.launch(kernel, grid, block, arrays, schedules=schedules)
+        report = sim.launch(kernel, grid, block, arrays)
     except Exception as exc:
         raise Wrong(f"launching {what} failed: {type(exc).__name__}: {exc}") from exc
     for kind, meaning in _FINDINGS.items():

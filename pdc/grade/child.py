@@ -1,11 +1,14 @@
-"""Run checked kernel code on the grader's cases, in a child process, and write raw results.
+"""Run a graded kernel on the grader's cases, in a child process, and write raw results.
 
 The grader starts ``python -I`` on this module with a job on standard input: a nonce, the
-kernel sources (already checked by pdc.grade.source), the case inputs as ``.npy`` files in a
-fresh folder, and the folder to write to. For each case this process writes, with the nonce:
-the output arrays and per-thread counters (``.npz``, no pickle), and the findings and memory
-analysis (``.json``). It computes no expected values, scores nothing, and reads no hidden
-data: the grader does that.
+module that defines the kernel (pdc.grade.gate.module_text: imports, constants, and the
+kernel and its device functions as the notebook wrote them), the case inputs as ``.npy``
+files in a fresh folder, and the folder to write to. Defining the module runs no kernel
+code; each case runs on pdc.sim, which executes numba-cuda's typed IR of the kernel, never
+its Python. For each case this process writes, with the nonce: the output arrays and
+per-thread counters (``.npz``, no pickle), and the findings and memory analysis
+(``.json``). It computes no expected values, scores nothing, and reads no hidden data: the
+grader does that.
 """
 
 from __future__ import annotations
@@ -23,10 +26,9 @@ def _jsonable(findings: dict) -> dict:
     }
 
 
-def _run_gpu(fn, case, args):  # pragma: no cover - needs a CUDA GPU
+def _run_gpu(kernel, case, args):  # pragma: no cover - needs a CUDA GPU
     from numba import cuda
 
-    kernel = cuda.jit(fn)
     dev = [cuda.to_device(a) if hasattr(a, "shape") and a.ndim else a for a in args]
     kernel[tuple(case["grid"]), tuple(case["block"])](*dev)
     cuda.synchronize()
@@ -37,11 +39,30 @@ def _run_gpu(fn, case, args):  # pragma: no cover - needs a CUDA GPU
     }
 
 
+def define(text: str, kernel: str):
+    """The kernel object the module text defines, or the reason it could not be defined."""
+    import linecache
+
+    from pdc.ptx.worker import eager_signatures_recorded
+
+    ns: dict = {"__name__": "submission"}
+    # Feedback quotes kernel lines (bank conflicts) and counts them from the def.
+    linecache.cache["<submission>"] = (len(text), None, text.splitlines(True), "<submission>")
+    try:
+        # A kernel jitted with a signature compiles when it is defined, which needs a GPU:
+        # its signature is recorded instead, and pdc.sim types it for the case's arguments.
+        with eager_signatures_recorded():
+            exec(compile(text, "<submission>", "exec"), ns)  # noqa: S102 - gate's module
+    except Exception as e:  # an import numba lacks (from numba.cuda import shared), ...
+        return None, f"the kernel's module could not be defined: {type(e).__name__}: {e}"
+    return ns[kernel], ""
+
+
 def main() -> int:
     """Entry point of the child process (the job comes on stdin)."""
     import numpy as np
 
-    from pdc.grade import sim, simreport, source
+    from pdc.grade import simreport
 
     job = json.loads(sys.stdin.read())
     nonce, work, out = job["nonce"], Path(job["inputs"]), Path(job["outdir"])
@@ -52,20 +73,9 @@ def main() -> int:
         getattr(importlib.import_module(module), attr)(job, out)
         sys.stdout.flush()
         os._exit(0)
-    aliases = {k: tuple(v) for k, v in job.get("aliases", {}).items()}
-    g = source.build(job["functions"], job["constants"], aliases)
-    fn = g[job["kernel"]]
-    gpu_ns = None
-    if job.get("gpu"):  # pragma: no cover - needs a CUDA GPU
-        gpu_ns = source.build(job["functions"], job["constants"], aliases)
-        import numba
-        from numba import cuda
+    import pdc.sim as sim
 
-        # The sources passed the static check; numba needs the real modules to type them.
-        gpu_ns.update(cuda=cuda, np=np, numpy=np, numba=numba)
-        for name in job["functions"]:
-            if name != job["kernel"]:
-                gpu_ns[name] = cuda.jit(device=True)(gpu_ns[name])
+    kernel, why = define(job["module"], job["kernel"])
     for case in job["cases"]:
         cid = case["id"]
         args = []
@@ -75,26 +85,42 @@ def main() -> int:
             else:
                 args.append(np.dtype(spec["dtype"]).type(spec["value"]))
         gpu_inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        # Two thread orders: an order-dependent result is a race the records may have missed.
-        rep = sim.launch(
-            fn, tuple(case["grid"]), tuple(case["block"]), args, case["names"], schedules=2
-        )
+        grid, block = tuple(case["grid"]), tuple(case["block"])
+        if kernel is None:
+            rep = simreport.LaunchReport(
+                grid=simreport.Dim3(*sim.dim3(grid)), block=simreport.Dim3(*sim.dim3(block))
+            )
+            rep.findings = {"error": {"count": 1, "examples": [why]}}
+            for name, a in zip(case["names"], args):
+                if isinstance(a, np.ndarray):
+                    rep.atomic_counts[name] = np.zeros(a.shape, np.int64)
+        else:
+            rep = sim.launch_here(kernel, grid, block, args, case["names"])
         arrays = {}
         for name, a in zip(case["names"], args):
             if name in case["outputs"]:
                 arrays["out_" + name] = a
-        for name, v in rep.loads.items():
-            arrays["loads_" + name] = v
-            arrays["stores_" + name] = rep.stores[name]
-            arrays["written_" + name] = rep.written[name]
-        arrays["shared_loads"] = rep.shared_loads
-        arrays["shared_stores"] = rep.shared_stores
-        arrays["atomics"] = rep.atomics
-        if gpu_ns is not None and not rep.count("error"):  # pragma: no cover
-            for name, a in _run_gpu(gpu_ns[job["kernel"]], case, gpu_inputs).items():
+        n = rep.nthreads
+        for name, a in zip(case["names"], args):
+            if isinstance(a, np.ndarray):
+                arrays["loads_" + name] = rep.loads.get(name, np.zeros(n, np.int64))
+                arrays["stores_" + name] = rep.stores.get(name, np.zeros(n, np.int64))
+                arrays["written_" + name] = rep.written.get(name, np.zeros(n, np.int64))
+        zeros = np.zeros(n, np.int64)
+        arrays["shared_loads"] = zeros if rep.shared_loads is None else rep.shared_loads
+        arrays["shared_stores"] = zeros if rep.shared_stores is None else rep.shared_stores
+        arrays["atomics"] = zeros if rep.atomics is None else rep.atomics
+        if job.get("gpu") and kernel is not None and not rep.count("error"):  # pragma: no cover
+            for name, a in _run_gpu(kernel, case, gpu_inputs).items():
                 arrays["gpu_" + name] = a
         with open(out / f"{cid}.npz", "wb") as f:
-            np.savez(f, **arrays)
+            np.savez(
+                f,
+                **{
+                    k: np.asarray(v, np.int64) if not k.startswith("out_") else v
+                    for k, v in arrays.items()
+                },
+            )
         meta = {
             "nonce": nonce,
             "case": cid,
@@ -106,7 +132,7 @@ def main() -> int:
         }
         (out / f"{cid}.json").write_text(json.dumps(meta))
     sys.stdout.flush()
-    os._exit(0)  # skip interpreter teardown: simulated threads are daemons
+    os._exit(0)  # skip interpreter teardown
 
 
 if __name__ == "__main__":

@@ -1,21 +1,21 @@
 """The compile gate: a graded kernel must compile for a real GPU before it is simulated.
 
-The simulator runs Python, which accepts much that numba-cuda refuses: a shared array sized
-at run time, a helper without ``@cuda.jit(device=True)``, ``@`` on local arrays. So each
-graded kernel, with the device functions and constants the grader extracted, is written out
-as a module and compiled by numba-cuda for sm_80 with the argument types of the exercise's
-public cases (pdc.ptx, in a separate process, no GPU needed). One process compiles every
-kernel of a submission. Only code that already passed pdc.grade.source reaches the module:
-the notebook's own imports of the modules kernels may use, and its decorators as written
-(checked to be jit decorators with constant or type arguments), so what numba refuses in
-the notebook it refuses here.
+Each graded kernel, with the device functions, imports and constants the grader extracted
+(pdc.grade.source), is written out as a module (``module_text``). numba-cuda compiles it to
+PTX for sm_80 with the argument types of the exercise's public cases (pdc.ptx, in a separate
+process, no GPU needed; one process compiles every kernel of a submission), and the grader's
+child process defines the same module and runs the kernel's typed IR on pdc.sim. So what
+numba refuses in the notebook it refuses here, in its own words, and what it compiles runs.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+
+import numpy as np
 
 from pdc.grade.source import Extracted
 
@@ -30,17 +30,31 @@ def module_text(ext: Extracted, kernel: str) -> str:
 
     It holds the notebook's imports of math, numpy, numba and numba.cuda (nothing more, and
     nothing it did not import), the constants, and the kernel and the functions it calls
-    with their decorators exactly as written.
+    with their decorators exactly as written. Defining it runs only those imports, the
+    constants' literals and the (checked) decorators: annotations are never evaluated, and
+    no function body runs.
     """
     from pdc.grade.imports import statement
 
     code = [*ext.written.values(), *(ext.alias_src[name] for name in ext.aliases)]
     used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(code)))
     # The imports the code uses (a stray import elsewhere in the notebook is no concern here).
-    lines = [statement(name, path) for name, path in ext.imports.items() if name in used]
-    lines += [f"{k} = {v!r}" for k, v in ext.constants.items()]
+    lines = ["from __future__ import annotations", "import numpy as _pdc_np"]
+    lines += [statement(name, path) for name, path in ext.imports.items() if name in used]
+    lines += [f"{k} = {literal(v)}" for k, v in ext.constants.items()]
     lines += ["", *code]
     return "\n".join(lines) + "\n"
+
+
+def literal(v) -> str:
+    """Python source for a constant: a number, a NumPy scalar or a tuple of them."""
+    if isinstance(v, tuple):
+        return "(" + "".join(literal(x) + ", " for x in v) + ")"
+    if isinstance(v, np.generic):
+        return f"_pdc_np.{np.dtype(type(v)).name}({literal(v.item())})"
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"float({str(v)!r})"
+    return repr(v)
 
 
 def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | None]:
@@ -79,7 +93,7 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
     return out
 
 
-_VERSION = "2"  # bump when what the gate accepts changes (pdc.ptx.worker's rules)
+_VERSION = "3"  # bump when what the gate accepts changes (pdc.ptx.worker's rules)
 
 
 def _read_disk(path) -> tuple[bool, str] | None:

@@ -8,9 +8,9 @@ grading shares a process, a file system view and a clock with the submission.
 
 So here the submission is untrusted and the grader is not:
 
-* The grader never imports or executes a submission notebook. It parses the code cells, takes
-  only the kernel functions it grades (plus the device functions they call and literal
-  constants) and checks them against what a CUDA kernel can contain (pdc.grade.source).
+* The grader never imports or executes a submission notebook. It parses the code cells and
+  takes only the kernel functions it grades, the device functions they call, the imports of
+  math, numpy and numba they use and constants it computes itself (pdc.grade.source).
 * That code runs in a child process (``python -I``) with a wall-clock timeout (the whole
   process group is killed), CPU-time, address-space and file-size limits.
 * Inputs are written by the grader into a fresh temporary folder; hidden cases are drawn at
@@ -21,8 +21,9 @@ So here the submission is untrusted and the grader is not:
   "no result". Comparison and scoring happen here, with this process's NumPy.
 * Feedback describes public cases in detail and hidden cases only by number and category.
 
-Kernels always run on pdc's instrumented simulator (pdc.grade.sim), which is what finds
-out-of-bounds accesses, races, divergent barriers and memory traffic. On a machine with a
+Kernels always run on pdc.sim, which executes numba-cuda's typed IR of the kernel (never its
+Python) and finds out-of-bounds accesses, races, undefined values, divergent barriers,
+warp-intrinsic misuse and memory traffic. On a machine with a
 CUDA GPU the child also compiles each kernel with numba.cuda and runs every case on the GPU;
 the GPU's outputs are then the ones compared.
 """
@@ -40,9 +41,9 @@ from pathlib import Path
 import numpy as np
 
 from pdc.grade import exercises as exs
-from pdc.grade import notebook, sandbox, simreport, source
+from pdc.grade import gate, notebook, sandbox, simreport, source
 from pdc.grade.judge import CaseResult, Verdict, judge
-from pdc.grade.sim import FINDING_KINDS, Dim3, LaunchReport
+from pdc.grade.simreport import FINDING_KINDS, Dim3, LaunchReport
 
 DEFAULT_TIMEOUT_S = 30.0
 
@@ -255,9 +256,7 @@ def _run_child(part, cases, ext, timeout, gpu):
         job = {
             "nonce": ws.nonce,
             "kernel": part.name,
-            "functions": ext.functions,
-            "constants": ext.constants,
-            "aliases": ext.aliases,
+            "module": gate.module_text(ext, part.name),
             "inputs": str(ws.inputs),
             "outdir": str(ws.out),
             "cases": _write_inputs(cases, ws.inputs),

@@ -37,8 +37,6 @@ DTYPE_NAMES = (
     "complex64",
     "complex128",
 )
-#: How the simulator's copy of a kernel spells each module (pdc.grade.spelling).
-SPELLED = {"math": "math", "numpy": "np", "numba": "numba", "numba.cuda": "cuda"}
 
 
 def bindings(node: ast.stmt) -> dict[str, str | None]:
@@ -99,19 +97,6 @@ def is_namespace(path: str | None) -> bool:
     return path is not None and (path in MODULES or path.startswith("numba.cuda."))
 
 
-def spelled(path: str) -> str:
-    """How the simulator spells ``path``: ``numba.cuda.grid`` -> ``cuda.grid``."""
-    mod, _, attr = path.rpartition(".")
-    if mod.split(".")[0] in ("numpy", "numba") and attr in DTYPE_NAMES and mod != "numba.cuda":
-        return f"np.{attr}"  # the simulator's dtypes are NumPy's, whatever module named them
-    for mod in sorted(MODULES, key=len, reverse=True):
-        if path == mod:
-            return SPELLED[mod]
-        if path.startswith(mod + "."):
-            return SPELLED[mod] + path[len(mod) :]
-    return path
-
-
 def statement(name: str, path: str) -> str:
     """An import statement that binds ``name`` to ``path`` as the notebook's did."""
     if path in MODULES:
@@ -147,6 +132,23 @@ def resolve(node, imports: dict) -> str | None:
 
 
 _JITS = {"numba.cuda.jit": "cuda", "numba.njit": "cpu", "numba.jit": "cpu"}
+#: Decorator options that change how a function compiles, and nothing outside it (no
+#: ``link=`` files, no ``cache=`` writes): the compile gate and the simulator evaluate them.
+OPTIONS = {
+    "cuda": frozenset(
+        "device fastmath debug opt lineinfo inline forceinline max_registers boundscheck "
+        "nopython".split()
+    ),
+    "cpu": frozenset("fastmath inline nopython nogil boundscheck error_model".split()),
+}
+
+
+def _is_type(path: str | None) -> bool:
+    """Whether ``path`` names a numba or NumPy scalar type (``numba.void``, ``numpy.int32``)."""
+    if path is None:
+        return False
+    mod, _, attr = path.rpartition(".")
+    return mod.split(".")[0] in ("numba", "numpy") and attr in (*DTYPE_NAMES, "void", "none")
 
 
 def _safe_argument(node, imports: dict) -> bool:
@@ -157,6 +159,8 @@ def _safe_argument(node, imports: dict) -> bool:
                 return False
         elif isinstance(n, ast.Attribute) and n.attr.startswith("_"):
             return False
+        elif isinstance(n, ast.Call) and not _is_type(resolve(n.func, imports)):
+            return False  # only a type is called in a signature: void(float32[:])
         elif not isinstance(
             n,
             (
@@ -198,6 +202,11 @@ def jit_kind(decorators: list, imports: dict) -> tuple[str, str]:
         bad += [k.value for k in call.keywords if not isinstance(k.value, ast.Constant)]
         if bad or any(k.arg is None for k in call.keywords):
             return "python", f"the decorator argument {ast.unparse((bad or [call])[0])}"
+        other = [k.arg for k in call.keywords if k.arg not in OPTIONS[kind]]
+        if other:
+            return "python", (
+                f"the decorator option {other[0]}= (only {', '.join(sorted(OPTIONS[kind]))})"
+            )
     if kind == "cpu":
         return "cpu", ""
     device = call is not None and any(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdc.grade.exercises import QUALITY, Case, Part
-from pdc.grade.sim import LaunchReport
+from pdc.grade.simreport import LaunchReport
 
 #: What usually makes a value inf or nan; a part with a likelier cause says so in its hints.
 NONFINITE_HINT = "a division by zero, or a value read that was never defined"

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 Dim3 = namedtuple("Dim3", "x y z")
+#: What pdc.sim reports: a kernel error (it stopped, or does not compile), an out-of-range
+#: access, a data race, a divergent barrier, an undefined value used, a warp-intrinsic misuse.
+FINDING_KINDS = ("error", "oob", "race", "divergence", "uninitialized", "warp")
 
 _MAX_TEXT = 200  # characters of a source line carried back from the child
 
@@ -25,7 +28,7 @@ class LaunchReport:
 
     Warps are 32 consecutive threads of a block in linear order (x, then y, then z). A
     warp-wide access is the k-th access to one array from one kernel line by each thread of
-    one warp; the simulator runs threads one at a time and rebuilds these afterwards.
+    one warp (pdc.sim runs all threads of a warp together, one instruction at a time).
 
     Attributes:
         grid: Blocks per dimension (x, y, z).
@@ -84,7 +87,7 @@ class LaunchReport:
         return math.prod(self.grid) * math.prod(self.block)
 
     def count(self, kind: str) -> int:
-        """Number of findings of one category (see pdc.grade.sim.FINDING_KINDS)."""
+        """Number of findings of one category (see FINDING_KINDS)."""
         return int(self.findings.get(kind, {}).get("count", 0))
 
     def work(self) -> np.ndarray:

@@ -1,23 +1,24 @@
-"""Find the graded kernels in a notebook and check that they are plain CUDA kernel code.
+"""Find the graded kernels in a notebook, with what they need to compile, without running it.
 
-The grader never executes a submission's notebook. It parses the code cells (nbformat + ast),
-takes the kernel functions it grades, the device functions they call and the numeric
-constants they use (literals, or arithmetic on other constants), and checks each function
-against the subset of Python that ``numba.cuda`` compiles for a GPU: arithmetic, loops,
-branches, indexing, ``cuda.*`` and ``math.*``. Imports, attribute assignment, dunder names
-and attributes starting with an underscore, builtins other than a short list, and rebinding
-a module name (``cuda``, ``math``, ``np``, ``numpy``, ``numba``) cannot appear, which leaves
-kernel code no way to reach the process it runs in. Whether the code really compiles for a
-GPU is decided by numba itself (pdc.grade.gate), not here.
+The grader never executes a submission's notebook. It parses the code cells (nbformat + ast)
+and takes the kernel functions it grades, the device functions they call, the imports of the
+modules kernel code may use and the numeric constants they use (literals, or arithmetic and
+``math`` functions on other constants). Together they form a module that numba-cuda compiles
+(pdc.grade.gate) and pdc.sim runs from numba's typed IR: what numba-cuda refuses, the grader
+refuses, with numba's own words; kernel code never runs as Python.
+
+What this module still checks is only what runs when that module is defined, and what it
+could not give numba from the syntax alone: decorators (jit decorators with constant or type
+arguments, pdc.grade.imports), default argument values (constants), and global names whose
+value only a run of the notebook would compute, or that come from a module kernels cannot
+use: those get a specific reason instead of numba's "name is not defined".
 """
 
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import math
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -25,91 +26,14 @@ import numpy as np
 
 from pdc import pyast
 from pdc.grade import imports as jitkinds
-from pdc.grade import spelling
-
-ALLOWED_BUILTINS = (
-    "range",
-    "min",
-    "max",
-    "abs",
-    "int",
-    "float",
-    "bool",
-    "len",
-    "round",
-    "print",
-    "enumerate",
-    "zip",
-    "pow",
-    "divmod",
-    "complex",
-)
-MODULE_ROOTS = ("cuda", "math", "numba", "np", "numpy")
-ARRAY_ATTRS = ("shape", "size", "ndim", "x", "y", "z", "dtype", "real", "imag")
-DTYPE_NAMES = (
-    "float16",
-    "float32",
-    "float64",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "boolean",
-    "bool_",
-    "complex64",
-    "complex128",
-)
-
-_ALLOWED_NODES = (
-    ast.FunctionDef,
-    ast.arguments,
-    ast.arg,
-    ast.Return,
-    ast.Assign,
-    ast.AugAssign,
-    ast.AnnAssign,
-    ast.For,
-    ast.While,
-    ast.If,
-    ast.Break,
-    ast.Continue,
-    ast.Pass,
-    ast.Expr,
-    ast.BoolOp,
-    ast.BinOp,
-    ast.UnaryOp,
-    ast.Compare,
-    ast.IfExp,
-    ast.Call,
-    ast.Constant,
-    ast.Name,
-    ast.Attribute,
-    ast.Subscript,
-    ast.Tuple,
-    ast.keyword,
-    ast.Load,
-    ast.Store,
-    ast.operator,
-    ast.unaryop,
-    ast.cmpop,
-    ast.boolop,
-    ast.expr_context,
-)
 
 
 @dataclass
 class Extracted:
-    """Kernel sources found in a notebook, ready to run in a child process."""
+    """Kernel sources found in a notebook, ready for numba-cuda to compile."""
 
-    # name -> source the simulator runs (decorators removed; imported names spelled as
-    # module paths, pdc.grade.spelling)
-    functions: dict = field(default_factory=dict)
     written: dict = field(default_factory=dict)  # name -> source as written, with decorators
-    constants: dict = field(default_factory=dict)  # name -> literal value
+    constants: dict = field(default_factory=dict)  # name -> number, NumPy scalar or tuple
     device: dict = field(default_factory=dict)  # name -> jit kind (pdc.grade.imports.jit_kind)
     aliases: dict = field(default_factory=dict)  # name -> (function, jit kind): f = cuda.jit(g)
     alias_src: dict = field(default_factory=dict)  # name -> the aliasing statement as written
@@ -131,129 +55,6 @@ def notebook_cells(path) -> list[str]:
     return notebook.notebook_cells(path)
 
 
-#: How a notebook that imported the usual way names the modules (``import numpy as np``).
-USUAL_MODULES = {
-    "cuda": "numba.cuda",
-    "math": "math",
-    "numba": "numba",
-    "np": "numpy",
-    "numpy": "numpy",
-}
-
-
-class _Checker(ast.NodeVisitor):
-    def __init__(self, fn: ast.FunctionDef, known: set, modules: dict):
-        self.fn = fn
-        self.known = known
-        self.modules = modules
-        self.problems: list[str] = []
-        self.locals = {a.arg for a in fn.args.args}
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                self.locals.add(node.id)
-        for name in sorted(self.locals & (set(modules) | set(MODULE_ROOTS))):
-            # A local named like a module would be trusted as that module below.
-            self.problems.append(f"rebinding the module name {name!r} cannot be used in a kernel")
-
-    def bad(self, node, what):
-        line = getattr(node, "lineno", self.fn.lineno) - self.fn.lineno + 1
-        self.problems.append(f"line {line}: {what} cannot be used in a CUDA kernel")
-
-    def generic_visit(self, node):
-        if not isinstance(node, _ALLOWED_NODES):
-            self.bad(node, type(node).__name__.lower().replace("def", " def"))
-            return
-        super().generic_visit(node)
-
-    def visit_FunctionDef(self, node):  # noqa: N802 - ast visitor API
-        if node is not self.fn:
-            self.bad(node, "a nested function")
-            return
-        a = node.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-            self.bad(node, "*args, **kwargs or keyword-only arguments")
-        for d in a.defaults:  # numba compiles defaults that are constants: start=0
-            if _evaluate(d, {}) is None and not (isinstance(d, ast.Name) and d.id in self.known):
-                self.bad(d, "a default argument other than a number or a constant")
-        for stmt in node.body:
-            self.visit(stmt)
-
-    def visit_Expr(self, node):  # noqa: N802
-        if not isinstance(node.value, (ast.Call, ast.Constant)):
-            self.bad(node, "an expression statement other than a call")
-        self.generic_visit(node)
-
-    def visit_Name(self, node):  # noqa: N802
-        name = node.id
-        if name.startswith("__"):
-            self.bad(node, f"the name {name!r}")
-        elif isinstance(node.ctx, ast.Load) and name not in self.locals | self.known:
-            self.bad(
-                node,
-                f"the name {name!r} (not a kernel argument, local, constant or device function)",
-            )
-
-    def visit_Attribute(self, node):  # noqa: N802
-        if not isinstance(node.ctx, ast.Load):
-            self.bad(node, f"assigning to the attribute .{node.attr}")
-            return
-        if node.attr.startswith("_"):
-            self.bad(node, f"the attribute .{node.attr}")
-            return
-        root = node.value
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        names = set(self.modules) | self.locals | self.known
-        if isinstance(root, ast.Name) and root.id not in names:
-            self.visit(root)  # a module the notebook never imported: say so by name
-            return
-        rooted = isinstance(root, ast.Name) and root.id in self.modules
-        module = self.modules.get(root.id) if isinstance(root, ast.Name) else None
-        if module == "numba" and self._under_numba_cuda(node):
-            return  # numba.cuda.grid(1) is cuda.grid(1)
-        if module in ("numpy", "numba") and node.attr not in DTYPE_NAMES:
-            self.bad(node, f"{root.id}.{node.attr} (only dtypes such as {root.id}.float32)")
-            return
-        if not rooted and node.attr not in ARRAY_ATTRS:
-            self.bad(node, f"the attribute .{node.attr}")
-            return
-        self.visit(node.value)
-
-    @staticmethod
-    def _under_numba_cuda(node) -> bool:
-        chain = []
-        while isinstance(node, ast.Attribute):
-            chain.append(node.attr)
-            node = node.value
-        return len(chain) >= 1 and chain[-1] == "cuda"
-
-    def visit_Call(self, node):  # noqa: N802
-        if isinstance(node.func, ast.Name) and node.func.id not in self.known:
-            if node.func.id not in ALLOWED_BUILTINS:
-                self.bad(node, f"calling {node.func.id}()")
-        self.generic_visit(node)
-
-    def visit_Subscript(self, node):  # noqa: N802
-        if isinstance(node.slice, ast.Slice):
-            self.bad(node, "slicing")
-            return
-        self.generic_visit(node)
-
-
-def check_function(fn: ast.FunctionDef, known: set, modules: dict | None = None) -> list[str]:
-    """Problems that keep ``fn`` from being a CUDA kernel or device function ([] if none).
-
-    Args:
-        fn: The function's syntax tree.
-        known: Names it may use besides its own locals (constants, device functions, ...).
-        modules: Name -> module (``{"np": "numpy"}``) for the module names it may use
-            (default: ``cuda``, ``math``, ``numba``, ``np``, ``numpy`` as usually imported).
-    """
-    c = _Checker(fn, known, USUAL_MODULES if modules is None else modules)
-    c.visit(fn)
-    return c.problems
-
-
 _BINOPS = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -271,48 +72,91 @@ _BINOPS = {
 #: Longest tuple of numbers taken as a constant (a shape, or unrolled offsets like (16, 8, 4)).
 MAX_TUPLE = 64
 _CALLS: dict[str, Callable] = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
-_NUMBER = (int, float, bool)
+_NUMBER = (int, float, bool, np.number, np.bool_)
+#: math functions of numbers a constant may be computed with (``int(math.log2(TPB))``).
+_MATH = frozenset(
+    "ceil floor trunc sqrt isqrt exp exp2 expm1 log log2 log10 log1p pow fabs gcd lcm "
+    "comb perm factorial sin cos tan asin acos atan atan2 sinh cosh tanh hypot copysign "
+    "fmod ldexp radians degrees".split()
+)
+_MATH_CONSTANTS = frozenset({"pi", "e", "tau", "inf", "nan"})
 
 
-def _evaluate(node, env: dict):
-    """The value of a constant expression over numbers and known constants, else None."""
+def _path(node, imports: dict) -> str | None:
+    return jitkinds.resolve(node, imports) if imports else None
+
+
+def _callee(node, imports: dict) -> Callable | None:
+    """The function a constant expression may call: int/float/min/max/abs, a function of
+    ``math``, or a NumPy/numba scalar type (``np.float32(0.5)``)."""
+    if isinstance(node, ast.Name) and node.id in _CALLS and node.id not in imports:
+        return _CALLS[node.id]
+    path = _path(node, imports)
+    if path is None:
+        return None
+    mod, _, attr = path.rpartition(".")
+    if mod == "math" and attr in _MATH:
+        return getattr(math, attr)
+    if mod.split(".")[0] in ("numpy", "numba") and attr in jitkinds.DTYPE_NAMES:
+        return getattr(np, "bool_" if attr == "boolean" else attr, None)
+    return None
+
+
+def _evaluate(node, env: dict, imports: dict | None = None):
+    """The value of a constant expression over numbers and known constants, else None.
+
+    Numbers, names of known constants, arithmetic, tuples, ``int``/``float``/``min``/``max``/
+    ``abs``, the functions and constants of ``math`` and NumPy scalar types, as the notebook
+    imported them (``imports``: name -> full path). Nothing else is computed: the grader
+    evaluates this syntax itself and runs none of the notebook's code.
+    """
+    imports = imports or {}
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, _NUMBER) else None
     if isinstance(node, ast.Name):
         return env.get(node.id)
+    if isinstance(node, ast.Attribute):
+        path = _path(node, imports) or ""
+        mod, _, attr = path.rpartition(".")
+        if mod in ("math", "numpy") and attr in _MATH_CONSTANTS:
+            return float(getattr(math, attr))
+        return None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
-        v = _evaluate(node.operand, env)
+        v = _evaluate(node.operand, env, imports)
         if not isinstance(v, _NUMBER):
             return None
         if isinstance(node.op, ast.Invert):
-            return ~v if isinstance(v, int) else None
+            return ~v if isinstance(v, int | np.integer) else None
         return -v if isinstance(node.op, ast.USub) else +v
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        a, b = _evaluate(node.left, env), _evaluate(node.right, env)
+        a, b = _evaluate(node.left, env, imports), _evaluate(node.right, env, imports)
         if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
             return None
         if isinstance(node.op, (ast.Pow, ast.LShift)) and abs(b) > 64:
             return None  # a constant this large is no launch size; refuse to compute it
         try:
-            return _BINOPS[type(node.op)](a, b)
-        except (ArithmeticError, ValueError):
+            with np.errstate(all="raise"):
+                return _BINOPS[type(node.op)](a, b)
+        except (ArithmeticError, ValueError, TypeError, FloatingPointError):
             return None
     if isinstance(node, ast.Tuple) and len(node.elts) <= MAX_TUPLE:
-        vals = [_evaluate(e, env) for e in node.elts]
+        vals = [_evaluate(e, env, imports) for e in node.elts]
         return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in _CALLS
-        and not node.keywords
-        and node.args
-    ):
-        vals = [_evaluate(a, env) for a in node.args]
+    if isinstance(node, ast.Call) and not node.keywords and len(node.args) in (1, 2):
+        f = _callee(node.func, imports)
+        if f is None:
+            return None
+        if f is float and isinstance(node.args[0], ast.Constant):
+            text = node.args[0].value  # float("-inf")
+            if isinstance(text, str) and text.strip().lower().lstrip("+-") in ("inf", "nan"):
+                return float(text)
+        vals = [_evaluate(a, env, imports) for a in node.args]
         if all(isinstance(v, _NUMBER) for v in vals):
             try:
-                return _CALLS[node.func.id](*vals)
-            except (TypeError, ValueError, OverflowError):
+                out = f(*vals)
+            except (TypeError, ValueError, OverflowError, ArithmeticError):
                 return None
+            return out if isinstance(out, _NUMBER) else None
     return None
 
 
@@ -389,6 +233,8 @@ class _Notebook:
         self.alias_src: dict[str, str] = {}
         self.consts: dict = dict(constants)
         self.imports: dict[str, str | None] = {}
+        # name -> the statement that bound it to something only a run computes
+        self.opaque: dict[str, str] = {}
         for src in cells:
             tree = _parse_cell(src)
             if tree is None:
@@ -397,7 +243,7 @@ class _Notebook:
                 self._statement(node, src, constants)
 
     def _forget(self, name: str) -> None:
-        for table in (self.defs, self.aliases, self.consts, self.imports):
+        for table in (self.defs, self.aliases, self.consts, self.imports, self.opaque):
             table.pop(name, None)
 
     def _statement(self, node, src: str, constants: dict) -> None:
@@ -408,7 +254,7 @@ class _Notebook:
             return
         if isinstance(node, ast.FunctionDef):
             self._forget(node.name)
-            if node.name not in ALLOWED_BUILTINS and not node.name.startswith("__"):
+            if not node.name.startswith("__"):
                 self.defs[node.name] = node
                 self.srcs[node.name] = src
             return
@@ -420,7 +266,7 @@ class _Notebook:
         if al is not None and _names_function(al, self.defs, self.aliases):
             name, target, kind = al
             self._forget(name)
-            if name not in ALLOWED_BUILTINS and not name.startswith("__") and name != target:
+            if not name.startswith("__") and name != target:
                 if kind == "same" and target in self.aliases:  # an alias of an alias
                     target, kind = self.aliases[target]
                 self.aliases[name] = (target, kind)
@@ -431,9 +277,11 @@ class _Notebook:
                 if name.startswith("__") or name in constants:
                     continue  # the exercise's value wins
                 self._forget(name)
-                v = None if value is None else _evaluate(value, self.consts)
-                if v is not None and name not in ALLOWED_BUILTINS:
+                v = None if value is None else _evaluate(value, self.consts, self.imports)
+                if v is not None:
                     self.consts[name] = v
+                else:
+                    self.opaque[name] = ast.unparse(node)[:80]
 
     def kind(self, name: str) -> tuple[str, str]:
         """(jit kind, problem) of a function or alias name (see pdc.grade.imports.jit_kind)."""
@@ -474,13 +322,8 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     nb = _Notebook(cells, constants)
     defs, aliases, consts = nb.defs, nb.aliases, nb.consts
     aliases = {a: v for a, v in aliases.items() if v[0] in defs and a not in consts}
-    modules = {n: p for n, p in nb.imports.items() if jitkinds.is_namespace(p)}
-    usable = {n for n, p in nb.imports.items() if jitkinds.usable(p)}
-    known = usable | set(consts) | set(ALLOWED_BUILTINS) | set(defs) | set(aliases)
     out = Extracted(constants=consts)
     out.imports = {n: p for n, p in nb.imports.items() if jitkinds.importable(p)}
-    spell = {n: jitkinds.spelled(p) for n, p in out.imports.items() if n in usable}
-    spell = {n: p for n, p in spell.items() if p != n}
     for k in kernels:
         if k not in defs and k not in aliases:
             out.problems[k] = f"no function named {k!r} in the notebook"
@@ -506,7 +349,7 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
             called = (called & (set(defs) | set(aliases))) - {name}
             if name != k and (why := nb.kind(name)[1]):
                 problems.append(f"{name}: {why} cannot be graded")
-            problems += [f"{name}: {p}" for p in check_function(fn, known, modules)]
+            problems += [f"{name}: {p}" for p in _definition_problems(fn, nb)]
             todo += sorted(called)
         if problems:
             out.problems[k] = "; ".join(problems[:5])
@@ -518,40 +361,44 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
                 continue
             fn, lines = defs[name], nb.srcs[name].splitlines()
             out.written[name] = "\n".join(lines[_first_line(fn) - 1 : fn.end_lineno]) + "\n"
-            bare = copy.copy(fn)
-            bare.decorator_list = []  # the simulator runs the function itself
-            spelled = spelling.respell(bare, spell) if spell else None
-            out.functions[name] = spelled or "\n".join(lines[fn.lineno - 1 : fn.end_lineno]) + "\n"
             out.device[name] = nb.kind(name)[0]
     return out
 
 
-def sandbox_globals(constants: dict) -> dict:
-    """Globals for kernel code: allowed builtins, math, dtype names, constants, a ``cuda`` slot."""
-    import builtins
+def _definition_problems(fn: ast.FunctionDef, nb: _Notebook) -> list[str]:
+    """What keeps ``fn`` from being defined for numba without running the notebook.
 
-    dtypes = {n: getattr(np, n) for n in DTYPE_NAMES if hasattr(np, n)}
-    dtypes["boolean"] = np.bool_
-    ns = types.SimpleNamespace(**dtypes)
-    g: dict[str, object] = {"__builtins__": {n: getattr(builtins, n) for n in ALLOWED_BUILTINS}}
-    g.update(dtypes)
-    numba_ns = types.SimpleNamespace(**dtypes, cuda=types.ModuleType("cuda"))
-    g.update(math=math, np=ns, numpy=ns, numba=numba_ns, cuda=types.ModuleType("cuda"))
-    g.update(constants)
-    return g
-
-
-def build(functions: dict, constants: dict, aliases: dict | None = None) -> dict:
-    """Define the checked functions in a fresh sandbox namespace and return it."""
-    g = sandbox_globals(constants)
-    import linecache
-
-    for name, src in functions.items():
-        filename = f"<kernel {name}>"
-        # The simulator rewrites kernels with barriers from their source (pdc.grade.simgen).
-        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-        code = compile(src, filename, "exec")
-        exec(code, g)  # noqa: S102 - source passed check_function
-    for name, (target, _kind) in (aliases or {}).items():
-        g[name] = g[target]
-    return g
+    Default values are evaluated when a function is defined, so they must be constants.
+    A global the function reads must be one the grader can supply: a constant, a function,
+    a name imported from math, numpy, numba or numba.cuda, or a builtin; a global computed at
+    run time (``W = np.ones(8)``) or imported from another module gets its own reason here,
+    where numba would only say that the name is not defined.
+    """
+    problems = []
+    a = fn.args
+    for d in [*a.defaults, *(d for d in a.kw_defaults if d is not None)]:
+        if _evaluate(d, nb.consts, nb.imports) is None:
+            problems.append(f"the default argument {ast.unparse(d)} (only a constant number)")
+    local = {x.arg for x in ast.walk(fn) if isinstance(x, ast.arg)}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            local.add(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.Lambda) and n is not fn:
+            if isinstance(n, ast.FunctionDef):
+                local.add(n.name)
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load) or n.id in local:
+            continue
+        line = n.lineno - fn.lineno + 1
+        if n.id in nb.opaque:
+            problems.append(
+                f"line {line}: the global {n.id} ({nb.opaque[n.id]}): only constants computed "
+                "from numbers (with math functions) reach a kernel without running the notebook"
+            )
+        elif n.id in nb.imports and not jitkinds.importable(nb.imports[n.id]):
+            what = nb.imports[n.id] or "an import the grader does not follow"
+            problems.append(
+                f"line {line}: {n.id} (from {what}): kernels may use math, numpy, numba and "
+                "numba.cuda only"
+            )
+    return list(dict.fromkeys(problems))

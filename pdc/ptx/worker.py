@@ -62,7 +62,7 @@ def _load(job: dict) -> tuple[Any, tuple]:
     # numba quotes the kernel's source lines in its errors: let linecache find them.
     text = job["source"]
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    with _eager_signatures_recorded():
+    with eager_signatures_recorded():
         exec(compile(text, filename, "exec"), mod.__dict__)
     if job["kernel"] not in mod.__dict__:
         raise NameError(f"[pdc ptx] the source defines no {job['kernel']!r}")
@@ -73,7 +73,7 @@ def _load(job: dict) -> tuple[Any, tuple]:
 
 
 @contextlib.contextmanager
-def _eager_signatures_recorded():
+def eager_signatures_recorded():
     """Kernels jitted with a signature (``@cuda.jit("void(float64[:])")``) compile at once,
     which needs a GPU; while the source runs, record their signatures instead."""
     from numba.cuda.dispatcher import CUDADispatcher

@@ -144,7 +144,7 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
         argtypes=tuple(argtypes),
         return_type=cres.signature.return_type,
         name=pyfunc.__name__,
-        first_line=code.co_firstlineno,
+        first_line=def_line(code),
         filename=code.co_filename,
     )
     try:
@@ -152,6 +152,23 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
     except TypeError:
         pass
     return out
+
+
+def def_line(code) -> int:
+    """The line of a function's ``def``: kernel lines count from it (line 1), whatever
+    decorators stand above it (``co_firstlineno`` is the first decorator's line)."""
+    import linecache
+    import re
+
+    first = code.co_firstlineno
+    pattern = re.compile(rf"\s*def\s+{re.escape(code.co_name)}\b")
+    for k in range(first, first + 50):
+        text = linecache.getline(code.co_filename, k)
+        if not text:
+            break
+        if pattern.match(text):
+            return k
+    return first
 
 
 def _one_line(e: BaseException) -> str:

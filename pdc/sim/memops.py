@@ -14,11 +14,18 @@ def _index_und(fr: Frame, index_und, site: str) -> None:
         check_defined(fr, u, "an array index (address)", site)
 
 
-def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str) -> None:
+def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str):
+    """Check one instruction's accesses against the shadow stamps and record them.
+
+    Returns, for a read, the lanes whose read races with another thread's write or atomic
+    (None when none does): on a GPU such a read may see the value before or after that
+    write, so the simulator gives it an undefined value.
+    """
     S = fr.S
     sh = arr.shadow
     if sh is None:
-        return
+        return None
+    racy = None
     if kind == "read":
         B = S.block_of if lanes.size == S.N else S.block_of[lanes]
         # A read can only race with a write or atomic: skip the check while there is none
@@ -28,9 +35,9 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str) -> None:
         else:
             need = sh.written and bool(sh.dirty.any()) and bool(sh.dirty[B].any())
         if need:
-            _check(S, arr, f, lanes, B, kind, site)
+            racy = _check(S, arr, f, lanes, B, kind, site)
         sh.read(S, f, lanes)
-        return
+        return racy
     B = S.block_of[lanes]
     sh.flush(S)
     _check(S, arr, f, lanes, B, kind, site)
@@ -47,13 +54,14 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str) -> None:
             site,
             count=int(dup.sum()),
         )
+    return None
 
 
-def _check(S, arr, f, lanes, B, kind, site) -> None:
+def _check(S, arr, f, lanes, B, kind, site):
     W, lane = S.warp_of[lanes], S.lane[lanes]
     racy, what = arr.shadow.check(S, f, lanes, W, B, lane, kind)
     if not racy.any():
-        return
+        return None
     for reason, r in what:
         k = int(np.argmax(r))
         op = {"read": "read", "write": "write", "atomic": "atomic on"}[kind]
@@ -64,6 +72,7 @@ def _check(S, arr, f, lanes, B, kind, site) -> None:
             site,
             count=int(r.sum()),
         )
+    return racy
 
 
 def _access_record(arr: SimArray, S, f, lanes, kind: str) -> None:
@@ -108,7 +117,19 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
         good = np.flatnonzero(ok)
         fo, lo = f[good], lanes[good]
     if arr.kind == GLOBAL or arr.kind == SHARED:
-        _races(fr, arr, fo, lo, "read", site)
+        racy = _races(fr, arr, fo, lo, "read", site)
+        if racy is not None:
+            if not allok:
+                r = np.zeros(lanes.size, dtype=bool)
+                r[good] = racy
+                racy = r
+            if not S.undef_origin:
+                k = int(np.argmax(racy))
+                S.undef_origin = (
+                    f"{arr.element(f[k])} read while another thread writes it, with no "
+                    f"barrier in between (a race), {site}"
+                )
+            und_l = racy if und_l is None else und_l | racy
     if arr.kind == GLOBAL:
         arr.loads.add(lanes)
         S.an.sectors(arr, "load", lanes, f, ok, line, pkey)

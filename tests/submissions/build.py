@@ -70,7 +70,7 @@ def saxpy(alpha, x, y, out):
         part="conv1d",
         fail=["public", "bounds"],
         passes=[],
-        reason="read x[-",
+        reason="read x with negative index -1",
         kernel="""
 @cuda.jit
 def conv1d(x, w, out):
@@ -230,7 +230,7 @@ def matmul_tiled(A, B, C):
         part="block_sum",
         fail=["sync"],
         passes=["public", "hidden"],
-        reason="exited without reaching it",
+        reason="is not reached by every thread of the block",
         kernel="""
 @cuda.jit
 def block_sum(x, partial):
@@ -370,7 +370,7 @@ pickle.dump = lambda *a, **k: None
         part="multiply",
         fail=["public", "hidden"],
         passes=[],
-        reason="rejected",
+        reason="IMPORT_NAME",
         kernel="""
 @cuda.jit
 def multiply(a, b, out):
@@ -383,7 +383,7 @@ def multiply(a, b, out):
         part="multiply",
         fail=["public", "hidden"],
         passes=[],
-        reason="rejected",
+        reason="Unknown attribute '__globals__'",
         kernel="""
 @cuda.jit
 def multiply(a, b, out):
@@ -397,7 +397,7 @@ def multiply(a, b, out):
         part="multiply",
         fail=["public", "hidden"],
         passes=[],
-        reason="rejected",
+        reason="Untyped global name 'exit'",
         extra_cells=[
             """
 import sys, os
@@ -416,7 +416,7 @@ def multiply(a, b, out):
         part="multiply",
         fail=["public", "hidden"],
         passes=[],
-        reason="rejected",
+        reason="Untyped global name 'open'",
         extra_cells=[
             """
 import glob, json, os, tempfile

@@ -50,7 +50,7 @@ CASES = {
         part="multiply",
         fail=ALL,
         passes=[],
-        reason="the name 'math'",
+        reason="name 'math' is not defined",
         kernel=GOOD.replace("a[i] * b[i]", "math.fabs(a[i]) * b[i] if a[i] > 0 else a[i] * b[i]"),
     ),
     "runs_shared_imported_from_numba_cuda": dict(

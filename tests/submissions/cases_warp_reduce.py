@@ -22,7 +22,7 @@ CASES = {
         part="block_sum_warp",
         fail=["public", "hidden", "masks"],
         passes=[],
-        reason="mask leaves that lane out",
+        reason="not in its own mask",
         kernel="""
 @cuda.jit
 def block_sum_warp(x, partial):
@@ -116,7 +116,7 @@ def block_sum_warp(x, partial):
         part="block_sum_warp",
         fail=["public", "hidden", "masks"],
         passes=[],
-        reason="never execute this shuffle",
+        reason="named in the mask are not here",
         kernel="""
 @cuda.jit
 def block_sum_warp(x, partial):
@@ -149,7 +149,7 @@ def block_sum_warp(x, partial):
         part="block_sum_warp",
         fail=["masks", "sync"],
         passes=["public", "hidden", "parallel", "barriers", "registers"],
-        reason="never execute this shuffle",
+        reason="named in the mask are not here",
         kernel="""
 @cuda.jit
 def block_sum_warp(x, partial):

@@ -241,7 +241,7 @@ if False:
         part="multiply",
         fail=["public", "hidden"],
         passes=[],
-        reason="read local array[0] before any write",
+        reason="probe[0] read before any write",
         kernel="""
 from numba import float32
 
@@ -361,7 +361,7 @@ def conv1d(x, w, out):
         part="multiply",
         fail=["public", "hidden"],
         passes=[],
-        reason="the attribute .__class__",
+        reason=".__class__",
         kernel="""
 @cuda.jit
 def multiply(a, b, out):
@@ -376,7 +376,7 @@ def multiply(a, b, out):
         part="multiply",
         fail=["public", "hidden"],
         passes=[],
-        reason="joinedstr",
+        reason="does not compile for a GPU",
         kernel="""
 @cuda.jit
 def multiply(a, b, out):
@@ -652,7 +652,7 @@ def conv1d(x, w, out):
         part="matmul_tiled",
         fail=["sync"],
         passes=[],
-        reason="written by another thread of the block with no barrier",
+        reason="read by another thread with no barrier in between",
         kernel="""
 @cuda.jit
 def matmul_tiled(A, B, C):

@@ -43,7 +43,7 @@ CASES = {
         part="saxpy",
         fail=["public", "parallel"],
         passes=[],
-        reason="rebinding the module name 'math'",
+        reason="Unknown attribute 'stores'",
         kernel="""
 @cuda.jit
 def saxpy(alpha, x, y, out):
@@ -59,7 +59,7 @@ def saxpy(alpha, x, y, out):
         part="block_sum",
         fail=["public", "sync"],
         passes=[],
-        reason="rebinding the module name 'math'",
+        reason="Unknown attribute 'new_epoch'",
         kernel="""
 @cuda.jit
 def block_sum(x, partial):
@@ -81,7 +81,7 @@ def block_sum(x, partial):
         part="saxpy",
         fail=["public", "parallel"],
         passes=[],
-        reason="rebinding the module name 'math'",
+        reason="Unknown attribute 'stores'",
         kernel="""
 @cuda.jit
 def saxpy(alpha, x, y, math):
@@ -132,8 +132,8 @@ def saxpy(alpha, x, y, out):
     "atomic_sum_no_barrier": dict(
         exercise="05_reduction",
         part="block_sum",
-        fail=["sync"],
-        passes=["public", "hidden"],
+        fail=["public", "hidden", "sync"],
+        passes=[],
         reason="updated atomically by another thread",
         kernel="""
 @cuda.jit
@@ -180,7 +180,7 @@ def block_sum(x, partial):
         part="conv1d",
         fail=["public", "hidden"],
         passes=[],
-        reason="read local array[0] before any write",
+        reason="acc[0] read before any write",
         kernel="""
 @cuda.jit
 def conv1d(x, w, out):
