@@ -21,4 +21,20 @@ def grade(path, **kwargs):
     return _grade(path, **kwargs)
 
 
+def _warm_the_simulator() -> None:
+    """In a notebook running on numba's CUDA simulator, ``check()`` sends kernels to pdc.sim's
+    worker process: start it now, in the background, so the first check is as quick as the
+    rest."""
+    import sys
+
+    mod = sys.modules.get("numba.cuda")
+    if mod is None or "simulator" not in getattr(getattr(mod, "jit", None), "__module__", ""):
+        return
+    from pdc.sim import remote
+
+    remote.warm_soon()
+
+
+_warm_the_simulator()
+
 __all__ = ["check", "grade"]

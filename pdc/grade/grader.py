@@ -88,10 +88,10 @@ class Submission:
         return round(sum(p.max_score for p in self.parts), 2)
 
 
-def _write_inputs(cases, folder: Path) -> list[dict]:
+def _write_inputs(cases, folder: Path, prefix: str = "") -> list[dict]:
     specs = []
     for k, c in enumerate(cases):
-        cid = f"c{k}"
+        cid = f"{prefix}c{k}"
         args: list[dict[str, str | float]] = []
         for name, v in c.args.items():
             if isinstance(v, np.ndarray):
@@ -172,6 +172,58 @@ def _load_result(case: exs.Case, cid: str, out: Path, nonce: str, gpu: bool) -> 
     return CaseResult(case, outputs=outputs, report=rep)
 
 
+@dataclass
+class _Job:
+    """One kernel made ready to run: its cases, their expected values and its sources."""
+
+    ex: exs.Exercise
+    part: exs.Part
+    cases: list
+    expected: list
+    ext: source.Extracted
+    why: str
+    t0: float
+
+
+def _prepare(ex, part, cells, seed, hidden, extra_seeds) -> _Job:
+    t0 = time.perf_counter()
+    cases = exs.public_cases(part)
+    if hidden:
+        for s in [secrets.randbits(64) if seed is None else seed, *(extra_seeds or ())]:
+            cases += exs.hidden_cases(part, np.random.default_rng(s))
+        for k, c in enumerate((c for c in cases if c.hidden), 1):
+            c.label = f"hidden case {k}"
+    expected = [part.reference(c.args) for c in cases]
+    ext = source.extract(cells, [part.name], ex.constants)
+    why = f"rejected: {ext.problems[part.name]}" if part.name in ext.problems else ""
+    return _Job(ex, part, cases, expected, ext, why, t0)
+
+
+def _finish(job: _Job, cells, run, compiled, hidden, seconds=None) -> PartResult:
+    """Judge one kernel's run (``run``: (results, note), or None when it did not run)."""
+    part, why = job.part, job.why
+    results, note = run if run is not None else ([], "")
+    if not why:
+        # The gate's verdict is awaited only now: compiling overlaps with simulating.
+        done = compiled.result() if isinstance(compiled, Future) else compiled
+        if done is None or part.name not in done:
+            done = compile_gate([(job.ex, part, cells)])
+        error = done.get(part.name)
+        why = f"does not compile for a GPU: {error}" if error else ""
+    if why:
+        results = [CaseResult(c, failure=why) for c in job.cases]
+        note = why
+    if not hidden:
+        part = _public_only(part)
+    verdicts = judge(part, results, job.expected)
+    if note:
+        for v in verdicts:
+            if v.criterion == "public" and not v.passed and note not in v.output:
+                v.output = f"{note}\n{v.output}"  # said once: the cases' lines may carry it
+    took = time.perf_counter() - job.t0 if seconds is None else seconds
+    return PartResult(job.ex.key, part.name, verdicts, took, note)
+
+
 def run_part(
     ex: exs.Exercise,
     part: exs.Part,
@@ -202,37 +254,50 @@ def run_part(
     Returns:
         A PartResult with one Verdict per criterion.
     """
-    t0 = time.perf_counter()
+    return run_parts(
+        [(ex, part, cells)],
+        seed=seed,
+        timeout=timeout,
+        hidden=hidden,
+        gpu=gpu,
+        compiled=compiled,
+        extra_seeds=extra_seeds,
+    )[0]
+
+
+def run_parts(
+    tasks: list,
+    *,
+    seed: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    hidden: bool = True,
+    gpu: bool | None = None,
+    compiled: dict | Future | None = None,
+    extra_seeds: tuple = (),
+) -> list[PartResult]:
+    """Grade several kernels ((exercise, part, cells) each) in one child process.
+
+    The child gets ``timeout`` seconds per kernel. When it runs out, each kernel is graded
+    again in a child of its own, so one endless kernel costs only its own points.
+    """
     if gpu is None:
         gpu = _has_gpu()
-    cases = exs.public_cases(part)
-    if hidden:
-        for s in [secrets.randbits(64) if seed is None else seed, *(extra_seeds or ())]:
-            cases += exs.hidden_cases(part, np.random.default_rng(s))
-        for k, c in enumerate((c for c in cases if c.hidden), 1):
-            c.label = f"hidden case {k}"
-    expected = [part.reference(c.args) for c in cases]
-    ext = source.extract(cells, [part.name], ex.constants)
-    why = f"rejected: {ext.problems[part.name]}" if part.name in ext.problems else ""
-    if not why:
-        results, note = _run_child(part, cases, ext, timeout, gpu)
-        # The gate's verdict is awaited only now: compiling overlaps with simulating.
-        done = compiled.result() if isinstance(compiled, Future) else compiled
-        if done is None or part.name not in done:
-            done = compile_gate([(ex, part, cells)])
-        error = done.get(part.name)
-        why = f"does not compile for a GPU: {error}" if error else ""
-    if why:
-        results = [CaseResult(c, failure=why) for c in cases]
-        note = why
-    if not hidden:
-        part = _public_only(part)
-    verdicts = judge(part, results, expected)
-    if note:
-        for v in verdicts:
-            if v.criterion == "public" and not v.passed and note not in v.output:
-                v.output = f"{note}\n{v.output}"  # said once: the cases' lines may carry it
-    return PartResult(ex.key, part.name, verdicts, time.perf_counter() - t0, note)
+    jobs = [_prepare(ex, part, cells, seed, hidden, extra_seeds) for ex, part, cells in tasks]
+    live = [k for k, j in enumerate(jobs) if not j.why]
+    runs: dict[int, tuple] = {}
+    seconds: dict[int, float] = {}
+    if live:
+        out, took = _run_child([jobs[k] for k in live], timeout, gpu)
+        if len(live) > 1 and any(note.startswith("timed out") for _, note in out):
+            for k in live:  # which one ran out: each alone
+                (runs[k],), (seconds[k],) = _run_child([jobs[k]], timeout, gpu)
+        else:
+            runs = dict(zip(live, out))
+            seconds = dict(zip(live, took))
+    return [
+        _finish(j, tasks[k][2], runs.get(k), compiled, hidden, seconds.get(k))
+        for k, j in enumerate(jobs)
+    ]
 
 
 def _public_only(part):
@@ -251,25 +316,50 @@ def _has_gpu() -> bool:
         return False
 
 
-def _run_child(part, cases, ext, timeout, gpu):
+def _run_child(jobs: list, timeout: float, gpu: bool) -> tuple[list, list]:
+    """Run ``jobs`` in one child: per job (case results, note), and seconds it took."""
+    t0 = time.perf_counter()
     with sandbox.workspace() as ws:
+        parts = []
+        for k, j in enumerate(jobs):
+            parts.append(
+                {
+                    "id": f"p{k}",
+                    "kernel": j.part.name,
+                    "module": gate.module_text(j.ext, j.part.name),
+                    "cases": _write_inputs(j.cases, ws.inputs, f"p{k}"),
+                }
+            )
         job = {
             "nonce": ws.nonce,
-            "kernel": part.name,
-            "module": gate.module_text(ext, part.name),
             "inputs": str(ws.inputs),
             "outdir": str(ws.out),
-            "cases": _write_inputs(cases, ws.inputs),
+            "parts": parts,
             "gpu": bool(gpu),
         }
-        note = sandbox.run_child(job, ws.root, timeout, gpu)
-        results = [_load_result(c, f"c{k}", ws.out, ws.nonce, gpu) for k, c in enumerate(cases)]
-    if note.startswith("timed out"):
-        results = [
-            CaseResult(r.case, failure=f"timed out after {timeout:g} s") if r.failure else r
-            for r in results
-        ]
-    return results, note
+        note = sandbox.run_child(job, ws.root, timeout * len(jobs), gpu)
+        out, took = [], []
+        for k, j in enumerate(jobs):
+            results = [
+                _load_result(c, f"p{k}c{i}", ws.out, ws.nonce, gpu) for i, c in enumerate(j.cases)
+            ]
+            if note.startswith("timed out"):
+                results = [
+                    CaseResult(r.case, failure=f"timed out after {timeout:g} s") if r.failure else r
+                    for r in results
+                ]
+            out.append((results, note))
+            took.append(_seconds(ws.out / f"p{k}.seconds", time.perf_counter() - t0))
+    return out, took
+
+
+def _seconds(path: Path, default: float) -> float:
+    """The child's own measure of one kernel's run (shown only), else ``default``."""
+    try:
+        v = float(path.read_text()[:20])
+    except (OSError, ValueError):
+        return default
+    return v if 0 <= v < 1e6 else default
 
 
 def find_notebooks(path: Path, warnings: list | None = None) -> dict:
@@ -338,13 +428,29 @@ def grade(
             continue
         tasks += [(ex, part, cells) for part in ex.parts if not kernels or part.name in kernels]
     workers = jobs or min(4, os.cpu_count() or 1)
+    # The simulated kernels go to one child per worker (each child pays numba's start-up
+    # once); a part that grades itself (the ring handler) runs on its own.
+    plain = [k for k, t in enumerate(tasks) if t[1].runner is None]
+    groups = [plain[w::workers] for w in range(workers) if plain[w::workers]]
+    results: list = [None] * len(tasks)
     with ThreadPoolExecutor(max_workers=workers + 1) as pool:
-        compiled = pool.submit(compile_gate, [t for t in tasks if t[1].runner is None])
-        futures = [
-            pool.submit(_grade_task, ex, part, cells, seed, timeout, hidden, compiled, extra_seeds)
-            for ex, part, cells in tasks
-        ]
-        results = [f.result() for f in futures]
+        compiled = pool.submit(compile_gate, [tasks[k] for k in plain])
+        futures = {
+            pool.submit(
+                _grade_group, [tasks[k] for k in g], seed, timeout, hidden, compiled, extra_seeds
+            ): g
+            for g in groups
+        }
+        for k, (ex, part, cells) in enumerate(tasks):
+            if part.runner is not None:
+                fut = pool.submit(
+                    _grade_task, ex, part, cells, seed, timeout, hidden, compiled, extra_seeds
+                )
+                futures[fut] = [k]
+        for fut, g in futures.items():
+            got = fut.result()
+            for k, r in zip(g, got if isinstance(got, list) else [got]):
+                results[k] = r
     for k, r in enumerate(results):
         if len(tasks) > 1 and r.note.startswith("timed out"):
             # Other kernels shared the machine: a slow run is retried alone before it counts.
@@ -363,6 +469,22 @@ def _grade_task(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds=()
         return _grade_one(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds)
     except Exception as e:  # one kernel must never stop the submission or the class
         return _missing(ex, part, f"could not be graded ({type(e).__name__}: {e})"[:500])
+
+
+def _grade_group(tasks, seed, timeout, hidden, compiled, extra_seeds=()) -> list:
+    """Grade simulated kernels in one child; a failure of the grader scores them 0."""
+    try:
+        return run_parts(
+            tasks,
+            seed=seed,
+            timeout=timeout,
+            hidden=hidden,
+            compiled=compiled,
+            extra_seeds=extra_seeds,
+        )
+    except Exception as e:  # one kernel must never stop the submission or the class
+        why = f"could not be graded ({type(e).__name__}: {e})"[:500]
+        return [_missing(ex, part, why) for ex, part, _ in tasks]
 
 
 def _grade_one(ex, part, cells, seed, timeout, hidden, compiled, extra_seeds=()):

@@ -160,18 +160,22 @@ def run(repeats: int = 3, numba_sim: bool = True) -> list[dict]:
 
 def table(rows: list[dict]) -> str:
     head = (
-        f"{'workload':<28}{'pdc.sim':>10}{'(1st call)':>12}{'numba sim':>11}"
+        f"{'workload':<30}{'pdc.sim':>10}{'(1st call)':>12}{'numba sim':>11}"
         f"{'speed-up':>10}{'NumPy':>10}{'sim/NumPy':>11}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
         nb = r["numba_sim_s"]
         lines.append(
-            f"{r['workload']:<28}{r['pdc_sim_s'] * 1e3:>8.1f}ms{r['first_call_s']:>11.2f}s"
+            f"{r['workload']:<30}{r['pdc_sim_s'] * 1e3:>8.1f}ms{r['first_call_s']:>11.2f}s"
             + (f"{nb:>10.2f}s{nb / r['pdc_sim_s']:>9.0f}x" if nb else f"{'not run':>11}{'':>10}")
             + f"{r['numpy_s'] * 1e3:>8.2f}ms{r['pdc_sim_s'] / r['numpy_s']:>10.0f}x"
             + ("" if r["correct"] and not r["findings"] else "  WRONG or findings")
         )
+    lines.append(
+        "Solution rows (NN kernel): every public case of the exercise, on the grader's own "
+        "definition of the kernel; NumPy: the exercise's reference on the same cases."
+    )
     lines.append(
         "pdc.sim: every analysis on (races, definedness, bounds, banks, sectors); warm "
         "(numba's typing, once per kernel, is in the 1st call). numba sim: one run, "
@@ -185,12 +189,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3, help="timed runs per workload (median)")
     p.add_argument("--no-numba-sim", action="store_true", help="skip numba's simulator")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument(
+        "--no-solutions", action="store_true", help="skip the exercises' solution kernels"
+    )
     a = p.parse_args(argv)
     import numba.cuda  # noqa: F401 - the real target: pdc.sim runs in this process
 
     if a.repeats < 1:
         p.error(f"--repeats: expected a positive count, got {a.repeats}")
     rows = run(a.repeats, not a.no_numba_sim)
+    if not a.no_solutions:
+        from pdc.sim import bench_solutions
+
+        rows += bench_solutions.rows(a.repeats, not a.no_numba_sim)
     print(json.dumps(rows, indent=1) if a.json else table(rows))
     return 0 if all(r["correct"] and not r["findings"] for r in rows) else 1
 

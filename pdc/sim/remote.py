@@ -141,6 +141,31 @@ def _stop() -> None:
 atexit.register(_stop)
 
 
+def warm_soon() -> None:
+    """Start the worker and set up numba's CUDA target in it, in the background.
+
+    A notebook that will check kernels calls this when it imports the checks: the worker's
+    start (numba's import and its first compile, about two seconds) then overlaps with the
+    student's reading, and the first ``check()`` answers as fast as the later ones.
+    """
+
+    def run() -> None:
+        global _WORKER
+        with _LOCK:
+            if _WORKER is not None and _WORKER.poll() is None:
+                return
+            try:
+                _WORKER = _start()
+                _send(_WORKER.stdin, {"warm": True})
+                _recv(_WORKER.stdout)
+            except Exception:  # the first launch starts it again and reports what fails
+                w, _WORKER = _WORKER, None
+                if w is not None:
+                    w.kill()
+
+    threading.Thread(target=run, name="pdc-sim-warm", daemon=True).start()
+
+
 def launch(kernel, grid, block, args, names=None, *, record: bool = False):
     """``pdc.sim.launch`` through the worker process; arrays are updated in place."""
     global _WORKER

@@ -22,6 +22,9 @@ def main() -> int:
             job = remote._recv(inp)
         except EOFError:
             return 0
+        if job.get("warm"):
+            remote._send(out, _warm())
+            continue
         try:
             kernel = kernels.get(job["kernel"])
             if kernel is None:
@@ -36,6 +39,22 @@ def main() -> int:
             remote._send(out, reply)
         except Exception as e:
             remote._send(out, {"raise": RuntimeError(f"[sim.launch] {type(e).__name__}: {e}")})
+
+
+def _warm() -> dict:
+    """Type and run one tiny kernel: numba's CUDA target is then set up for the first job."""
+    import numpy as np
+
+    from pdc.sim.run import launch_here
+
+    def warm_up(a):
+        a[0] = a[0] + 1
+
+    try:
+        launch_here(warm_up, 1, 1, [np.zeros(1, np.float32)])
+    except Exception as e:  # warming is an optimisation: the real job reports errors
+        return {"warm": repr(e)}
+    return {"warm": "ok"}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,77 @@
+"""Run in a child with NUMBA_ENABLE_CUDASIM=1 (tests/test_sim_differential.py): every
+solution kernel and every full-marks submission kernel, defined as the grader defines it,
+on its first public case, on numba's simulator and on pdc.sim; prints one JSON object."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def corpus():
+    from pdc.grade import exercises as exs
+    from pdc.grade import gate, notebook, source
+
+    items = [(f"solution {k}", ROOT / "solutions" / f"{k}.ipynb", k, None) for k in exs.ALL_KEYS]
+    for d in sorted((ROOT / "tests" / "submissions").iterdir()):
+        f = d / "expect.json"
+        if f.is_file() and json.loads(f.read_text()).get("full"):
+            e = json.loads(f.read_text())
+            for nb in sorted(d.glob("*.ipynb")):
+                items.append((d.name, nb, e["exercise"], e["part"]))
+    for label, path, key, only in items:
+        ex = exs.exercise(key)
+        cells = notebook.notebook_cells(path)
+        for part in ex.parts:
+            if part.runner is not None or (only and part.name != only):
+                continue
+            ext = source.extract(cells, [part.name], ex.constants)
+            if part.name not in ext.problems:
+                yield f"{label}/{part.name}", part, gate.module_text(ext, part.name)
+
+
+def main() -> int:
+    from numba import cuda  # noqa: F401 - numba's simulator (NUMBA_ENABLE_CUDASIM=1)
+
+    import pdc.sim as sim
+    from pdc.grade import exercises as exs
+
+    out = {}
+    for name, part, text in corpus():
+        ns: dict = {"__name__": "kernel"}
+        try:
+            exec(compile(text, f"<{name}>", "exec"), ns)  # noqa: S102 - the repository's kernels
+        except ImportError as e:  # numba's simulator has no numba.cuda.grid to import
+            out[name] = {"skipped": f"numba's simulator cannot define it: {e}"[:200]}
+            continue
+        k = ns[part.name]
+        case = exs.public_cases(part)[0]
+        a1 = [v.copy() if isinstance(v, np.ndarray) else v for v in case.args.values()]
+        a2 = [v.copy() if isinstance(v, np.ndarray) else v for v in case.args.values()]
+        try:
+            k[case.grid, case.block](*a1)
+        except AttributeError as e:  # numba's simulator lacks warp shuffles, match_*, ...
+            out[name] = {"skipped": f"numba's simulator cannot run it: {e}"[:200]}
+            continue
+        rep = sim.launch(k, case.grid, case.block, a2, list(case.args))
+        names = list(case.args)
+        worst, exact = 0.0, True
+        for o in case.outputs:
+            x, y = a1[names.index(o)], a2[names.index(o)]
+            if np.issubdtype(x.dtype, np.integer):
+                exact &= bool(np.array_equal(x, y))
+            else:
+                d = np.abs(x.astype(np.float64) - y) / np.maximum(1.0, np.abs(x))
+                worst = max(worst, float(np.nanmax(d)) if d.size else 0.0)
+        out[name] = {"worst": worst, "exact": exact, "findings": sorted(rep.findings)}
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
