@@ -19,8 +19,10 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -122,17 +124,18 @@ def _evaluate(node, env: dict, imports: dict | None = None):
             return float(getattr(math, attr))
         return None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
-        v = _evaluate(node.operand, env, imports)
+        v: Any = _evaluate(node.operand, env, imports)
         if not isinstance(v, _NUMBER):
             return None
         if isinstance(node.op, ast.Invert):
             return ~v if isinstance(v, int | np.integer) else None
-        return -v if isinstance(node.op, ast.USub) else +v
+        return operator.neg(v) if isinstance(node.op, ast.USub) else operator.pos(v)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        a, b = _evaluate(node.left, env, imports), _evaluate(node.right, env, imports)
+        a: Any = _evaluate(node.left, env, imports)
+        b: Any = _evaluate(node.right, env, imports)
         if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
             return None
-        if isinstance(node.op, (ast.Pow, ast.LShift)) and abs(b) > 64:
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and float(abs(b)) > 64:
             return None  # a constant this large is no launch size; refuse to compute it
         try:
             with np.errstate(all="raise"):

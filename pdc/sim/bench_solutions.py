@@ -105,7 +105,7 @@ def numba_sim_all() -> dict:
 def _numba_child() -> None:
     from numba import cuda  # noqa: F401 - the simulator (NUMBA_ENABLE_CUDASIM=1)
 
-    times = {}
+    times: dict[str, float | None] = {}
     for key, part, text in kernels():
         ns: dict = {"__name__": "solution"}
         exec(compile(text, f"<{key}>", "exec"), ns)  # noqa: S102 - the course's own solution
