@@ -19,10 +19,9 @@ from __future__ import annotations
 import ast
 import functools
 import math
-import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -129,13 +128,14 @@ def _evaluate(node, env: dict, imports: dict | None = None):
             return None
         if isinstance(node.op, ast.Invert):
             return ~v if isinstance(v, int | np.integer) else None
-        return operator.neg(v) if isinstance(node.op, ast.USub) else operator.pos(v)
+        w: Any = v  # a number (NumPy scalars included)
+        return -w if isinstance(node.op, ast.USub) else +w
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a: Any = _evaluate(node.left, env, imports)
         b: Any = _evaluate(node.right, env, imports)
         if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
             return None
-        if isinstance(node.op, (ast.Pow, ast.LShift)) and float(abs(b)) > 64:
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and abs(cast(Any, b)) > 64:
             return None  # a constant this large is no launch size; refuse to compute it
         try:
             with np.errstate(all="raise"):
