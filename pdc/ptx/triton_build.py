@@ -77,6 +77,7 @@ def compile_fn(
     num_stages: int = 3,
     where: str = "",
     keep: tuple[str, ...] = (),
+    divisible: tuple[str, ...] = (),
 ) -> tuple[Build, dict[str, str]]:
     """Compile a ``triton.jit`` function for ``cc`` in this process (not an interpreted one).
 
@@ -89,6 +90,8 @@ def compile_fn(
         num_stages: Software-pipelining stages of loops with loads.
         where: The file the kernel comes from.
         keep: Stages of Triton's output to return ("ttgir", "ptx", ...).
+        divisible: Parameters known to be multiples of 16 (pointers: 16-byte aligned), the
+            hint Triton's launcher adds on a GPU when an argument is; it allows vector loads.
 
     Returns:
         The Build (registers, shared memory, spills) and the kept stages' text.
@@ -102,7 +105,9 @@ def compile_fn(
     sig = dict(signature)
     sig.update({k: "constexpr" for k in constexprs})
     try:
-        src = ASTSource(fn, sig, dict(constexprs))
+        names = list(fn.arg_names)
+        attrs = {(names.index(p),): [["tt.divisibility", 16]] for p in divisible}
+        src = ASTSource(fn, sig, dict(constexprs), attrs)
         options = {"num_warps": num_warps, "num_stages": num_stages}
         kernel = triton.compile(src, target=GPUTarget("cuda", cc[0] * 10 + cc[1], 32), options=options)
     except Exception as exc:  # reported as the build's error, one line
@@ -166,6 +171,7 @@ def run_jobs(jobs: list[dict]) -> list[dict]:
                     num_stages=job.get("num_stages", 3),
                     where=job.get("where", ""),
                     keep=tuple(job.get("keep", ())),
+                    divisible=tuple(job.get("divisible", ())),
                 )
                 out.append({"build": b.to_dict(), "stages": stages})
     return out
@@ -206,3 +212,98 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def is_triton(kernel: Any) -> bool:
+    """True for a ``triton.jit`` kernel, interpreted or not, or an autotuner around one."""
+    return type(kernel).__module__.startswith("triton.")
+
+
+def module_from_kernel(kernel: Any) -> tuple[str, str]:
+    """Module text that defines ``kernel`` (and the Triton functions and numeric constants it
+    names) as plain ``triton.jit`` functions, and the kernel's name."""
+    import ast
+    import inspect
+    import textwrap
+
+    fn = kernel
+    while hasattr(fn, "fn"):
+        fn = fn.fn
+    parts, seen = [PRELUDE], set()
+
+    def add(func: Any) -> None:
+        if func.__name__ in seen:
+            return
+        seen.add(func.__name__)
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        node = tree.body[0]
+        assert isinstance(node, ast.FunctionDef)
+        node.decorator_list = [ast.parse("triton.jit", mode="eval").body]
+        for name in func.__code__.co_names:
+            value = func.__globals__.get(name)
+            if is_triton(value) and hasattr(value, "fn"):
+                add(value.fn if not hasattr(value.fn, "fn") else value.fn.fn)
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                parts.append(f"{name} = {value!r}")
+        parts.append(ast.unparse(node))
+
+    add(fn)
+    return "\n\n".join(parts) + "\n", fn.__name__
+
+
+def signature_of(args: tuple) -> dict[str, str]:
+    """Triton types of example arguments (torch tensors, NumPy arrays, ints, floats)."""
+    names = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int32": "i32", "int64": "i64"}
+    out = []
+    for a in args:
+        if hasattr(a, "dtype") and getattr(a, "ndim", 0):
+            out.append("*" + names[str(a.dtype).replace("torch.", "")])
+        elif isinstance(a, float):
+            out.append("fp32")
+        elif isinstance(a, int):
+            out.append("i32")
+        else:
+            raise TypeError(f"[pdc.resources] expected tensors, ints or floats, got {type(a).__name__}")
+    return {f"_{k}": t for k, t in enumerate(out)}
+
+
+def triton_builds(
+    kernel: Any,
+    args: tuple,
+    constexprs: dict,
+    ccs: list,
+    num_warps: int = 4,
+    keep: tuple = (),
+    divisible: tuple = (),
+) -> list[tuple[Build, dict]]:
+    """Compile a Triton kernel defined in this process for ``ccs`` (in a child process).
+
+    Args:
+        kernel: The ``triton.jit`` kernel (interpreted or not).
+        args: Example arguments for its parameters other than constexprs.
+        constexprs: Its ``tl.constexpr`` values.
+        ccs: Compute capabilities, e.g. ``[(8, 0), (9, 0)]``.
+        num_warps: Warps per program.
+        keep: Stages of Triton's output to return with each build ("ttgir", "ptx", ...).
+        divisible: Parameters to compile as multiples of 16 (see ``compile_fn``).
+
+    Returns:
+        ``(Build, stages)`` per target.
+    """
+    import inspect
+
+    text, name = module_from_kernel(kernel)
+    fn = kernel
+    while hasattr(fn, "fn"):
+        fn = fn.fn
+    params = [p for p in inspect.signature(fn).parameters if p not in constexprs]
+    if len(params) != len(args):
+        raise ValueError(
+            f"[pdc.resources] expected {len(params)} arguments for {name} ({', '.join(params)}) "
+            f"besides its constexprs, got {len(args)}"
+        )
+    sig = dict(zip(params, signature_of(args).values()))
+    job = {"source": text, "name": name, "signature": sig, "constexprs": constexprs}
+    job.update(ccs=[list(cc) for cc in ccs], num_warps=num_warps, keep=list(keep))
+    job["divisible"] = list(divisible)
+    return compile_in_child([job])

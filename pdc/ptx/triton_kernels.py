@@ -52,11 +52,6 @@ TRITON: dict[str, dict[str, Any]] = {
         "add_kernel": spec(_ADD, BLOCK=1024),
         "softmax_kernel": spec(_SOFTMAX, BLOCK=1024),
         "matmul_kernel": spec(_MATMUL, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8),
-        "softmax_online_kernel": spec(_SOFTMAX, BLOCK=256),
-        "scale_shift_kernel": spec({"x_ptr": _P, "out_ptr": _P, "n": _I, "a": "fp32", "b": "fp32"}, BLOCK=256),
-    },
-    "notebooks/practice/ch11.py": {
-        "relu_kernel": spec({"x_ptr": _P, "out_ptr": _P, "n": _I}, BLOCK=256),
     },
     "solutions/12_triton_softmax.ipynb": {"softmax_kernel": EXERCISE},
     "solutions/13_triton_matmul.ipynb": {"matmul_kernel": EXERCISE},

@@ -16,7 +16,7 @@ from pdc.grade import exercises as exs
 from . import criteria
 
 SOFTMAX_BLOCK = 128
-MM = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "GROUP_M": 4}
+MM = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "GROUP_M": 4}  # BLOCK_M = BLOCK_N
 PAD = -7.0  # the padding of an output's rows: a kernel must leave it as it is
 
 
@@ -180,7 +180,13 @@ def _tiles(c, key):
 
 
 MATMUL_BOUNDARIES = {
-    **exs.edges_2d(MM["BLOCK_M"], "m", "n"),
+    **{
+        f"{key} one {side} a multiple of BLOCK_{key.upper()}": (
+            lambda c, key=key, rest=rest: c.dims[key] % MM["BLOCK_M"] == rest and c.dims[key] > 1
+        )
+        for key in ("m", "n")
+        for side, rest in (("below", MM["BLOCK_M"] - 1), ("above", 1))
+    },
     "K not a multiple of BLOCK_K": lambda c: c.dims["k"] % MM["BLOCK_K"] != 0,
     "K a multiple of BLOCK_K": lambda c: c.dims["k"] % MM["BLOCK_K"] == 0,
     "K shorter than one BLOCK_K": lambda c: c.dims["k"] < MM["BLOCK_K"],
