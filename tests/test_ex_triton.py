@@ -23,14 +23,18 @@ HEAD = "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n"
 
 
 def _extract(body: str, *extra: str):
-    return kernels.extract([*extra, HEAD + textwrap.indent(body, "    ")], "k", PARAMS, {"BLOCK": 8})
+    return kernels.extract(
+        [*extra, HEAD + textwrap.indent(body, "    ")], "k", PARAMS, {"BLOCK": 8}
+    )
 
 
 def test_extract_keeps_the_kernel_its_helpers_and_the_constants():
     helper = "@triton.jit\ndef twice(v):\n    return 2 * v\n"
     found = _extract("tl.store(x_ptr, twice(tl.load(x_ptr)))\n", helper)
     assert not found.problem
-    assert "def twice(v)" in found.text and "def k(x_ptr" in found.text and "BLOCK = 8" in found.text
+    assert (
+        "def twice(v)" in found.text and "def k(x_ptr" in found.text and "BLOCK = 8" in found.text
+    )
     assert found.text.count("@triton.jit") == 2
 
 
@@ -49,9 +53,14 @@ def test_extract_refuses_what_a_gpu_kernel_cannot_be(body, why):
 
 
 def test_extract_names_the_expected_parameters():
-    found = kernels.extract([HEAD.replace("n, BLOCK", "n, m, BLOCK") + "    pass\n"], "k", PARAMS, {})
+    found = kernels.extract(
+        [HEAD.replace("n, BLOCK", "n, m, BLOCK") + "    pass\n"], "k", PARAMS, {}
+    )
     assert "must take (x_ptr, n, BLOCK)" in found.problem
-    assert "no function named 'k'" in kernels.extract(["def k(x_ptr, n, BLOCK):\n    pass\n"], "k", PARAMS, {}).problem
+    assert (
+        "no function named 'k'"
+        in kernels.extract(["def k(x_ptr, n, BLOCK):\n    pass\n"], "k", PARAMS, {}).problem
+    )
 
 
 def test_grouped_order_needs_fewer_panels_than_row_major():
@@ -107,7 +116,9 @@ def test_tracing_counts_accesses_and_stops_those_outside_every_tensor():
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("key", ["12_triton_softmax", "13_triton_matmul"])
 def test_solutions_score_full_marks_under_20_seeds(key):
-    sub = grade(ROOT / "solutions", only=[key], seed=0, extra_seeds=tuple(range(1, 20)), timeout=600)
+    sub = grade(
+        ROOT / "solutions", only=[key], seed=0, extra_seeds=tuple(range(1, 20)), timeout=600
+    )
     (part,) = sub.parts
     assert part.score == part.max_score, [v.output for v in part.verdicts if not v.passed]
     hidden = next(v for v in part.verdicts if v.criterion == "hidden")

@@ -19,7 +19,7 @@ from pdc.ptx.triton_build import TRITON_CCS, installed
 ROOT = Path(__file__).resolve().parents[1]
 needs_triton = pytest.mark.skipif(not installed(), reason="Triton is not installed (Linux only)")
 
-KERNEL = '''
+KERNEL = """
 import triton
 import triton.language as tl
 
@@ -29,7 +29,7 @@ def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     tl.store(out_ptr + offs, 2.0 * tl.load(x_ptr + offs, mask=mask), mask=mask)
-'''
+"""
 
 
 @needs_triton
@@ -101,7 +101,12 @@ def test_divisibility_hints_give_vector_loads(tmp_path):
     x = np.zeros(4096, np.float32)
     ((plain, p),) = triton_builds(kernel, (x, x, 4096), {"BLOCK": 1024}, [(9, 0)], keep=("ptx",))
     ((hinted, h),) = triton_builds(
-        kernel, (x, x, 4096), {"BLOCK": 1024}, [(9, 0)], keep=("ptx",), divisible=("x_ptr", "out_ptr", "n")
+        kernel,
+        (x, x, 4096),
+        {"BLOCK": 1024},
+        [(9, 0)],
+        keep=("ptx",),
+        divisible=("x_ptr", "out_ptr", "n"),
     )
     assert plain.ok and hinted.ok
     assert "ld.global.v4" not in p["ptx"] and "ld.global.v4" in h["ptx"]

@@ -69,5 +69,7 @@ def _check_grouped(fn):
                 hint = ""
                 if tuple(got) == divmod(pid, pn):
                     hint = ": that is the row-major order; go down group_m rows of tiles first"
-                raise Wrong(f"grouped_tile({pid}, {pm}, {pn}, {g}) = {tuple(got)}, expected {want}{hint}")
+                raise Wrong(
+                    f"grouped_tile({pid}, {pm}, {pn}, {g}) = {tuple(got)}, expected {want}{hint}"
+                )
     return "every tile exactly once; groups of group_m rows, columns walked inside each group"

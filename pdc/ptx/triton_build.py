@@ -109,7 +109,9 @@ def compile_fn(
         attrs = {(names.index(p),): [["tt.divisibility", 16]] for p in divisible}
         src = ASTSource(fn, sig, dict(constexprs), attrs)
         options = {"num_warps": num_warps, "num_stages": num_stages}
-        kernel = triton.compile(src, target=GPUTarget("cuda", cc[0] * 10 + cc[1], 32), options=options)
+        kernel = triton.compile(
+            src, target=GPUTarget("cuda", cc[0] * 10 + cc[1], 32), options=options
+        )
     except Exception as exc:  # reported as the build's error, one line
         text = f"{type(exc).__name__}: {exc}"
         build.error, build.error_full = text.strip().splitlines()[-1][:300], text
@@ -253,17 +255,25 @@ def module_from_kernel(kernel: Any) -> tuple[str, str]:
 
 def signature_of(args: tuple) -> dict[str, str]:
     """Triton types of example arguments (torch tensors, NumPy arrays, ints, floats)."""
-    names = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int32": "i32", "int64": "i64"}
+    names = {
+        "float32": "fp32",
+        "float16": "fp16",
+        "bfloat16": "bf16",
+        "int32": "i32",
+        "int64": "i64",
+    }
     out = []
     for a in args:
-        if hasattr(a, "dtype") and getattr(a, "ndim", 0):
+        if hasattr(a, "dtype") and len(getattr(a, "shape", ())):
             out.append("*" + names[str(a.dtype).replace("torch.", "")])
         elif isinstance(a, float):
             out.append("fp32")
         elif isinstance(a, int):
             out.append("i32")
         else:
-            raise TypeError(f"[pdc.resources] expected tensors, ints or floats, got {type(a).__name__}")
+            raise TypeError(
+                f"[pdc.resources] expected tensors, ints or floats, got {type(a).__name__}"
+            )
     return {f"_{k}": t for k, t in enumerate(out)}
 
 
@@ -303,7 +313,8 @@ def triton_builds(
             f"besides its constexprs, got {len(args)}"
         )
     sig = dict(zip(params, signature_of(args).values()))
-    job = {"source": text, "name": name, "signature": sig, "constexprs": constexprs}
+    job: dict[str, Any] = {"source": text, "name": name, "signature": sig}
+    job["constexprs"] = constexprs
     job.update(ccs=[list(cc) for cc in ccs], num_warps=num_warps, keep=list(keep))
     job["divisible"] = list(divisible)
     return compile_in_child([job])

@@ -137,7 +137,9 @@ def jobs(root: Path, ccs: list[tuple[int, int]]) -> tuple[list[dict], list[dict]
                 continue
             s = _exercise_spec(name) if entry == EXERCISE else entry
             if targets:
-                out.append({**s, "source": text, "name": name, "ccs": targets, "where": f"{rel}:{line}"})
+                out.append(
+                    {**s, "source": text, "name": name, "ccs": targets, "where": f"{rel}:{line}"}
+                )
     for rel, names in TRITON.items():
         for name in names:
             if (rel, name) not in seen:

@@ -399,8 +399,10 @@ def _rescale(m, s, x):
         kernel=mm(
             _GROUPED
             + _TILE
-            + _LOOP.replace("rm[:, None] * stride_am + (k + rk[None, :]) * stride_ak",
-                            "rm[:, None] * stride_ak + (k + rk[None, :]) * stride_am")
+            + _LOOP.replace(
+                "rm[:, None] * stride_am + (k + rk[None, :]) * stride_ak",
+                "rm[:, None] * stride_ak + (k + rk[None, :]) * stride_am",
+            )
             + _STORE
         ),
     ),
@@ -413,8 +415,10 @@ def _rescale(m, s, x):
         kernel=mm(
             _GROUPED
             + _TILE
-            + _LOOP.replace('acc = tl.dot(a, b, acc, input_precision="ieee")',
-                            'acc = tl.dot(a, b, input_precision="ieee")  # keeps the last step only')
+            + _LOOP.replace(
+                'acc = tl.dot(a, b, acc, input_precision="ieee")',
+                'acc = tl.dot(a, b, input_precision="ieee")  # keeps the last step only',
+            )
             + _STORE
         ),
     ),

@@ -21,7 +21,7 @@ GATE_CC = (8, 0)
 
 
 def _gate(job: dict, out: Path) -> str:
-    """"" when the kernel compiles for sm_80, else the compiler's reason in one line."""
+    """ "" when the kernel compiles for sm_80, else the compiler's reason in one line."""
     from pdc.ptx.triton_build import run_jobs
 
     spec = job["spec"]

@@ -91,10 +91,12 @@ def judge(part, cases, runs, expected, rejected: str = "") -> list[Verdict]:
     gate = "" if public_ok and not rejected else "not awarded until the public cases pass"
     if "bounds" in part.points:
         bad = [(c, r) for c, r in done if r.out_of_range]
-        text = gate or "\n".join(
-            (c.label if c.hidden else f"case {c.label}") + f": {r.examples[0]}" for c, r in bad[:3]
+        found = "\n".join(f"{_label(c)}: {r.examples[0]}" for c, r in bad[:3] if r.examples)
+        add(
+            "bounds",
+            float(not gate and not bad),
+            found or gate or "every load and store inside its tensor",
         )
-        add("bounds", float(not gate and not bad), text or "every load and store inside its tensor")
     for criterion, fn in part.judges.items():
         if gate:
             add(criterion, 0.0, gate)

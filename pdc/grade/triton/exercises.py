@@ -179,11 +179,13 @@ def _tiles(c, key):
     return math.ceil(c.dims[key] / MM["BLOCK_M" if key == "m" else "BLOCK_N"])
 
 
+def _edge(key: str, rest: int):
+    return lambda c: c.dims[key] % MM["BLOCK_M"] == rest and c.dims[key] > 1
+
+
 MATMUL_BOUNDARIES = {
     **{
-        f"{key} one {side} a multiple of BLOCK_{key.upper()}": (
-            lambda c, key=key, rest=rest: c.dims[key] % MM["BLOCK_M"] == rest and c.dims[key] > 1
-        )
+        f"{key} one {side} a multiple of BLOCK_{key.upper()}": _edge(key, rest)
         for key in ("m", "n")
         for side, rest in (("below", MM["BLOCK_M"] - 1), ("above", 1))
     },

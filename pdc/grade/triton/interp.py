@@ -70,7 +70,10 @@ class Trace:
         return owner, elem
 
     def _nearest(self, addr: int) -> str:
-        best = min(self.tensors.values(), key=lambda w: min(abs(addr - w.base), abs(addr - w.base - w.nbytes)))
+        best = min(
+            self.tensors.values(),
+            key=lambda w: min(abs(addr - w.base), abs(addr - w.base - w.nbytes)),
+        )
         index = (addr - best.base) // best.itemsize
         return f"{best.name}[{index}] (it has {best.numel} elements)"
 

@@ -63,7 +63,9 @@ def _problem(fn: ast.FunctionDef, known: set[str]) -> str:
             locals_.add(target)
     for node in ast.walk(fn):
         line = f"{fn.name}, line {getattr(node, 'lineno', fn.lineno) - fn.lineno + 1}"
-        if isinstance(node, REFUSED_NODES) or (isinstance(node, ast.FunctionDef) and node is not fn):
+        if isinstance(node, REFUSED_NODES) or (
+            isinstance(node, ast.FunctionDef) and node is not fn
+        ):
             return f"{line}: {type(node).__name__} is not allowed in a Triton kernel"
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             return f"{line}: the private attribute .{node.attr} is not allowed"

@@ -47,7 +47,9 @@ def _write(cases, folder: Path) -> list[dict]:
                 args.append({"name": name, "kind": "array", "file": f"c{k}_{name}.npy"})
             else:
                 args.append({"name": name, "kind": "scalar", "value": int(v), "dtype": "int32"})
-        specs.append({"id": f"c{k}", "grid": list(c.grid), "args": args, "outputs": list(c.outputs)})
+        specs.append(
+            {"id": f"c{k}", "grid": list(c.grid), "args": args, "outputs": list(c.outputs)}
+        )
     return specs
 
 
@@ -60,7 +62,9 @@ def _load(case, cid: str, out: Path, nonce: str) -> criteria.Run | None:
         run = criteria.Run(error=str(meta["error"])[:400], out_of_range=int(meta["out_of_range"]))
         run.examples = [str(e)[:400] for e in meta["examples"][:3]]
         for p, name, first, last, count in meta["programs"]:
-            run.programs.append((tuple(int(v) for v in p), str(name), int(first), int(last), int(count)))
+            run.programs.append(
+                (tuple(int(v) for v in p), str(name), int(first), int(last), int(count))
+            )
         arrays = [k for k, v in case.args.items() if isinstance(v, np.ndarray)]
         with np.load(out / f"{cid}.npz", allow_pickle=False) as z:
             for name in arrays:
