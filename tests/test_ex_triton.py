@@ -46,6 +46,9 @@ def test_extract_keeps_the_kernel_its_helpers_and_the_constants():
         ("v = tl.load(x_ptr).__class__\n", "private attribute"),
         ("np.save('x', 1)\n", "np is not a tl operation"),
         ("f = lambda v: v\n", "Lambda is not allowed"),
+        ("triton.runtime.driver = None\n", "assigning to .driver is not allowed"),
+        ("v = triton.runtime\n", "triton.runtime is not allowed inside a kernel"),
+        ("tl.load = tl.store\n", "assigning to .load"),
     ],
 )
 def test_extract_refuses_what_a_gpu_kernel_cannot_be(body, why):

@@ -252,6 +252,21 @@ CASES = {
 """
         ),
     ),
+    "triton_softmax_attack_patch_tracer": dict(
+        exercise=SM,
+        part="softmax_kernel",
+        fail=["public", "hidden"],
+        passes=[],
+        reason="assigning to .create_masked_load is not allowed",
+        kernel=sm(
+            """
+    # switch off the grader's count of loads, then read the row three times for free
+    triton.runtime.interpreter.InterpreterBuilder.create_masked_load = tl.load
+"""
+            + _ONLINE
+            + _WRITE
+        ),
+    ),
     "triton_softmax_style_vector_state_and_helper": dict(
         exercise=SM,
         part="softmax_kernel",

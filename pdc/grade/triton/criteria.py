@@ -79,7 +79,7 @@ def judge(part, cases, runs, expected, rejected: str = "") -> list[Verdict]:
     problems = [rejected or _problem(c, r, e, part) for c, r, e in zip(cases, runs, expected)]
     pub = [(c, p) for c, p in zip(cases, problems) if not c.hidden]
     public_ok = all(not p for _, p in pub)
-    lines = [f"case {c.label}: {p}" for c, p in pub if p]
+    lines = [rejected] if rejected else [f"case {c.label}: {p}" for c, p in pub if p]
     add("public", float(public_ok), "\n".join(lines) or f"all {len(pub)} public cases pass")
     if "hidden" in part.points:
         hid = [(c, p) for c, p in zip(cases, problems) if c.hidden]

@@ -17,6 +17,8 @@ from pdc import pyast
 from pdc.ptx.triton_kernels import is_triton_kernel, module_for
 
 ALLOWED = frozenset({"tl", "triton", "range", "min", "max", "abs", "float", "int", "len"})
+# What a kernel may take from ``triton`` itself (decorators above it, helpers inside it).
+TRITON_NAMES = frozenset({"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2"})
 REFUSED_NODES = (
     ast.Import,
     ast.ImportFrom,
@@ -69,6 +71,15 @@ def _problem(fn: ast.FunctionDef, known: set[str]) -> str:
             return f"{line}: {type(node).__name__} is not allowed in a Triton kernel"
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             return f"{line}: the private attribute .{node.attr} is not allowed"
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return f"{line}: assigning to .{node.attr} is not allowed in a Triton kernel"
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "triton"
+            and node.attr not in TRITON_NAMES
+        ):
+            return f"{line}: triton.{node.attr} is not allowed inside a kernel (tl.* is)"
         if isinstance(node, ast.Name):
             name = node.id
             if name.startswith("__"):
