@@ -21,6 +21,7 @@ TITLES = {
     "memory": "global traffic (loads of the inputs per output element)",
     "l2": "grouped launch order (programs running together share tiles of A and B)",
 }
+PAD = -7.0  # what outputs hold before a launch (pdc.grade.triton.exercises.PAD)
 WAVE = 8  # programs taken as running at the same time for the launch-order criterion
 
 
@@ -48,8 +49,10 @@ def _difference(case, name, want, got, part) -> str:
     where = ", ".join(map(str, at))
     text = f"{name} differs at {len(bad)} of {want.size} elements; first at [{where}]: "
     text += f"expected {want[at]:.6g}, got {got[at]:.6g}"
-    if case.args.get("y_ptr") is not None and want[at] == -7.0:
+    if want[at] == PAD:
         text += " (the padding after a row: a store past n_cols?)"
+    elif got[at] == PAD:
+        text += f" (the output holds {PAD:g} before the launch: nothing was stored there)"
     return text
 
 
