@@ -20,8 +20,8 @@ import numpy as np
 GATE_CC = (8, 0)
 
 
-def _gate(job: dict, out: Path) -> str:
-    """ "" when the kernel compiles for sm_80, else the compiler's reason in one line."""
+def _gate(job: dict) -> str:
+    """Empty when the kernel compiles for sm_80, else the compiler's reason in one line."""
     from pdc.ptx.triton_build import run_jobs
 
     spec = job["spec"]
@@ -45,7 +45,7 @@ def main(job: dict, out: Path) -> None:
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     nonce = job["nonce"]
     if job["stage"] == "gate":
-        why = _gate(job, out)
+        why = _gate(job)
         (out / "gate.json").write_text(json.dumps({"nonce": nonce, "error": why[:400]}))
         return
     os.environ["TRITON_INTERPRET"] = "1"

@@ -95,7 +95,6 @@ def grade_part(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_s
     expected = [part.reference(c.args) for c in cases]
     if not hidden:
         part = _public_only(part)
-    params = tuple(p for p in part.params if p not in ex.constants)
     found = kernels.extract(cells, part.name, part.params, ex.constants)
     why = f"rejected: {found.problem}" if found.problem else ""
     runs: list = [None] * len(cases)
@@ -106,7 +105,6 @@ def grade_part(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_s
                 "nonce": ws.nonce,
                 "kernel": part.name,
                 "text": found.text,
-                "params": list(params),
                 "constants": dict(ex.constants),
                 "spec": compile_spec(part.name),
                 "inputs": str(ws.inputs),
