@@ -87,6 +87,13 @@ def test_torch_is_pinned_per_stack_to_a_build_of_its_cuda_major():
     assert constraints("cu13")["torch"] == "2.13.0"
 
 
+def test_triton_is_pinned_per_stack_to_the_release_its_torch_requires():
+    # torch 2.13.0's Linux wheel requires triton 3.9.0, torch 2.10.0's triton 3.6.0.
+    assert constraints("cpu")["triton"] == "3.9.0"
+    assert constraints("cu12")["triton"] == "3.6.0"
+    assert constraints("cu13")["triton"] == "3.9.0"
+
+
 def test_makefile_installs_with_the_constraints_of_its_stack():
     makefile = (ROOT / "Makefile").read_text()
     assert "-c constraints.txt -c stacks/$(STACK).txt" in makefile

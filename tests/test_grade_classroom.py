@@ -51,13 +51,13 @@ def test_grade_command_in_workflow_parses():
     assert args.json.name == "results.json" and args.junit.name == "junit.xml"
 
 
-def test_guide_and_workflow_name_eleven_exercises_and_who_controls_the_grade():
+def test_guide_and_workflow_name_thirteen_exercises_and_who_controls_the_grade():
     from pdc.grade import exercises as exs
 
     guide = (WORKFLOW.parents[1] / "INSTRUCTOR.md").read_text()
     text = WORKFLOW.read_text()
-    assert len(exs.ALL_KEYS) == 11
+    assert len(exs.ALL_KEYS) == 13
     for doc in (guide, text):
-        assert "eleven" in doc and " six " not in doc
+        assert "thirteen" in doc and " eleven " not in doc
     assert "a student can edit it" in text and "a student can edit it" in guide
     assert "pdc grade --class submissions/" in guide and "strategy:" in guide

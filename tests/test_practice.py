@@ -415,6 +415,31 @@ WRONG_ANSWERS = {
         '    """Distinct 32-byte sectors read by a warp where thread t reads element t * stride."""\n'
         "    return min(32, stride * itemsize)  # FILL ME IN\n",
     ],
+    "ch11.launch": [
+        "def launch_shape(n: int, block: int) -> tuple[int, int]:\n"
+        '    """Programs launched for n elements in blocks of ``block``, and lanes masked off."""\n'
+        "    return n // block + 1, block - n % block  # FILL ME IN\n",  # one too many at n % block == 0
+        "def launch_shape(n: int, block: int) -> tuple[int, int]:\n"
+        '    """Programs launched for n elements in blocks of ``block``, and lanes masked off."""\n'
+        "    return -(-n // block), n % block  # FILL ME IN\n",
+    ],
+    "ch11.traffic": [
+        "def softmax_bytes(rows: int, cols: int, fused: bool) -> int:\n"
+        '    """Bytes of global memory a float32 row softmax moves: three kernels, or one fused."""\n'
+        "    return rows * cols * (8 if fused else 16)  # FILL ME IN\n",  # e is never read back
+        "def softmax_bytes(rows: int, cols: int, fused: bool) -> int:\n"
+        '    """Bytes of global memory a float32 row softmax moves: three kernels, or one fused."""\n'
+        "    return rows * cols * (2 if fused else 5)  # FILL ME IN\n",  # elements, not bytes
+    ],
+    "ch11.grouped": [
+        "def grouped_tile(pid: int, num_pid_m: int, num_pid_n: int, group_m: int) -> tuple[int, int]:\n"
+        '    """The tile (pid_m, pid_n) of C that program ``pid`` computes in the grouped order."""\n'
+        "    g = group_m * num_pid_n\n"
+        "    return pid // g * group_m + pid % g % group_m, pid % g // group_m  # FILL ME IN\n",  # a short last group
+        "def grouped_tile(pid: int, num_pid_m: int, num_pid_n: int, group_m: int) -> tuple[int, int]:\n"
+        '    """The tile (pid_m, pid_n) of C that program ``pid`` computes in the grouped order."""\n'
+        "    return divmod(pid, num_pid_n)  # FILL ME IN\n",
+    ],
 }
 
 

@@ -608,6 +608,8 @@ REGISTRY = {
     "09_transpose": "pdc.grade.ex_transpose:TRANSPOSE",
     "10_warp_reduce": "pdc.grade.ex_warp_reduce:WARP_REDUCE",
     "11_softmax": "pdc.grade.ex_softmax:SOFTMAX",
+    "12_triton_softmax": "pdc.grade.triton.exercises:SOFTMAX",
+    "13_triton_matmul": "pdc.grade.triton.exercises:MATMUL",
 }
 ALL_KEYS = tuple(REGISTRY)
 

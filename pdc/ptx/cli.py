@@ -140,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if bar is not None:
             bar.close()
+    if not args.paths:  # the course's Triton kernels, for the targets Triton is tuned for
+        from .triton_kernels import builds as triton_builds
+
+        more, triton_rows = triton_builds(root, args.cc)
+        builds, rows = builds + more, rows + triton_rows
     seconds = time.perf_counter() - t0
     rows = [_row(b) for b in builds] + rows
     failed = sum(r["status"] in ("FAILED", "FIXED", "unlisted", "missing") for r in rows)

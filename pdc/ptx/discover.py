@@ -65,6 +65,9 @@ def _is_device(node: ast.expr) -> bool:
 
 def _kernel_decorator(dec: ast.expr) -> str | None:
     name = _callee(dec)
+    base = dec.func if isinstance(dec, ast.Call) else dec
+    if isinstance(base, ast.Attribute) and getattr(base.value, "id", "") == "triton":
+        return None  # a Triton kernel: pdc.ptx.triton_kernels compiles it
     if name == "ring_kernel":
         return "handler"
     if name in {"jit", "_jit"} and not _is_device(dec):

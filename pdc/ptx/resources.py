@@ -53,17 +53,23 @@ class Resources:
     __repr__ = __str__
 
 
-def resources(kernel: Any, *args: Any, block: int | tuple[int, ...] | None = None) -> Resources:
+def resources(
+    kernel: Any, *args: Any, block: int | tuple[int, ...] | None = None, **constexprs: Any
+) -> Resources:
     """Compile ``kernel`` for an H100 (sm_90) and an A100 (sm_80) and report its resources.
 
     Works without a GPU, from a notebook running numba's simulator: the kernel's source,
     with the device functions and constants it uses, is compiled in a child process by
-    numba and NVIDIA's ``ptxas``. Results are cached, so asking again is instant.
+    numba and NVIDIA's ``ptxas``. Results are cached, so asking again is instant. A Triton
+    kernel (``triton.jit``, interpreted or not) is lowered by Triton in a child process, and
+    ``ptxas`` reads Triton's PTX; its shared memory is Triton's dynamic allocation.
 
     Args:
         kernel: A ``@cuda.jit`` kernel (or its Python function) defined in this process.
         *args: Example arguments (arrays and scalars of the types it will be launched with).
         block: Threads per block (or the block shape) for the occupancy (default 256).
+        **constexprs: For a Triton kernel: its ``tl.constexpr`` values, and ``num_warps``
+            (default 4; a program of ``num_warps`` warps is the block).
 
     Returns:
         A :class:`Resources`; printed, it is one line such as "matmul_tiled: 32 registers,
@@ -74,7 +80,10 @@ def resources(kernel: Any, *args: Any, block: int | tuple[int, ...] | None = Non
         ValueError: If the block size is out of range or the source cannot be found.
     """
     from .compile import compile_function_for
+    from .triton_build import is_triton
 
+    if is_triton(kernel):  # resources(kernel, *args, BLOCK=..., num_warps=4)
+        return _triton_resources(kernel, args, dict(constexprs))
     shape = (256,) if block is None else tuple(block) if isinstance(block, tuple) else (int(block),)
     size = math.prod(shape)
     if not 1 <= size <= 1024:
@@ -82,6 +91,16 @@ def resources(kernel: Any, *args: Any, block: int | tuple[int, ...] | None = Non
     sm90, sm80 = compile_function_for(kernel, args, [(9, 0), (8, 0)])
     occ = sm90.occupancy(size, "H100") if sm90.ok else None
     return Resources(sm90.name, sm90, sm80, size, occ, shape)
+
+
+def _triton_resources(kernel: Any, args: tuple, constexprs: dict) -> Resources:
+    from .triton_build import triton_builds
+
+    warps = int(constexprs.pop("num_warps", 4))
+    builds = triton_builds(kernel, args, constexprs, [(9, 0), (8, 0)], num_warps=warps)
+    sm90, sm80 = (b for b, _ in builds)
+    occ = sm90.occupancy(32 * warps, "H100") if sm90.ok else None
+    return Resources(sm90.name, sm90, sm80, 32 * warps, occ, (32 * warps,))
 
 
 def check_line(kernel: Any, name: str) -> str:

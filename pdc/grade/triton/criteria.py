@@ -1,0 +1,216 @@
+"""How a Triton kernel's runs are judged: values, masks, programs, traffic and launch order.
+
+``judge`` turns the raw results of the cases (outputs, and the loads, stores and programs
+``pdc.grade.triton.interp`` counted) into one Verdict per criterion. Quality criteria are
+awarded only to a kernel that passes its public cases, as for every exercise. Hidden cases
+are named "hidden case k" and never described.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pdc.grade.judge import Verdict
+
+TITLES = {
+    "bounds": "masks (no load or store outside a tensor)",
+    "parallel": "one program per row (each program stores its own row only)",
+    "memory": "global traffic (loads of the inputs per output element)",
+    "l2": "grouped launch order (programs running together share tiles of A and B)",
+}
+PAD = -7.0  # what outputs hold before a launch (pdc.grade.triton.exercises.PAD)
+WAVE = 8  # programs taken as running at the same time for the launch-order criterion
+
+
+@dataclass
+class Run:
+    """What one case's run sent back."""
+
+    outputs: dict = field(default_factory=dict)
+    loads: dict = field(default_factory=dict)  # tensor -> loads per element
+    stores: dict = field(default_factory=dict)
+    programs: list = field(default_factory=list)  # (program, tensor, first, last, stores)
+    out_of_range: int = 0
+    examples: list = field(default_factory=list)
+    error: str = ""
+
+
+def _difference(case, name, want, got, part) -> str:
+    if got.shape != want.shape:
+        return f"{name} has shape {got.shape}, expected {want.shape}"
+    ok = np.isclose(got, want, rtol=part.rtol, atol=part.atol)
+    if ok.all():
+        return ""
+    bad = np.argwhere(~ok)
+    at = tuple(int(i) for i in bad[0])
+    where = ", ".join(map(str, at))
+    text = f"{name} differs at {len(bad)} of {want.size} elements; first at [{where}]: "
+    text += f"expected {want[at]:.6g}, got {got[at]:.6g}"
+    if want[at] == PAD:
+        text += " (the padding after a row: a store past n_cols?)"
+    elif got[at] == PAD:
+        text += f" (the output holds {PAD:g} before the launch: nothing was stored there)"
+    return text
+
+
+def _problem(case, run: Run | None, expected: dict, part) -> str:
+    if run is None:
+        return "no result"
+    if run.error:
+        return run.error
+    if run.out_of_range:  # as on a GPU, an access outside the tensors fails its case
+        return run.examples[0] if run.examples else "a load or store outside every tensor"
+    for name, want in expected.items():
+        why = _difference(case, name, want, run.outputs[name], part)
+        if why:
+            return why
+    return ""
+
+
+def judge(part, cases, runs, expected, rejected: str = "") -> list[Verdict]:
+    """One Verdict per criterion of ``part``."""
+    verdicts: list[Verdict] = []
+
+    def add(criterion, fraction, text):
+        pts = float(part.points[criterion])
+        title = f"{part.name}: {part.criterion_title(criterion)}"
+        verdicts.append(Verdict(title, criterion, round(pts * fraction, 2), pts, text))
+
+    problems = [rejected or _problem(c, r, e, part) for c, r, e in zip(cases, runs, expected)]
+    pub = [(c, p) for c, p in zip(cases, problems) if not c.hidden]
+    public_ok = all(not p for _, p in pub)
+    lines = [rejected] if rejected else [f"case {c.label}: {p}" for c, p in pub if p]
+    add("public", float(public_ok), "\n".join(lines) or f"all {len(pub)} public cases pass")
+    if "hidden" in part.points:
+        hid = [(c, p) for c, p in zip(cases, problems) if c.hidden]
+        good = sum(not p for _, p in hid)
+        text = [f"{good} of {len(hid)} hidden cases pass"]
+        text += [f"{c.label} failed" for c, p in hid if p]
+        add("hidden", good / len(hid) if hid else 0.0, "\n".join(text))
+    done = [(c, r) for c, r in zip(cases, runs) if r is not None and not r.error]
+    gate = "" if public_ok and not rejected else "not awarded until the public cases pass"
+    if "bounds" in part.points:
+        bad = [(c, r) for c, r in done if r.out_of_range]
+        found = "\n".join(f"{_label(c)}: {r.examples[0]}" for c, r in bad[:3] if r.examples)
+        add(
+            "bounds",
+            float(not gate and not bad),
+            found or gate or "every load and store inside its tensor",
+        )
+    for criterion, fn in part.judges.items():
+        if gate:
+            add(criterion, 0.0, gate)
+        else:
+            fraction, text = fn(part, done)
+            add(criterion, fraction, text)
+    return verdicts
+
+
+def _label(case) -> str:
+    return case.label if case.hidden else f"case {case.label}"
+
+
+def one_program_per_row(part, done) -> tuple[float, str]:
+    """Program ``r`` stores into row ``r`` of y and nowhere else; every row has its program."""
+    for case, run in done:
+        stride, rows = int(case.args["y_stride"]), case.dims["rows"]
+        mine = set()
+        for program, name, first, last, _ in run.programs:
+            if name != "y_ptr":
+                continue
+            p = program[0]
+            if first // stride != p or last // stride != p:
+                return 0.0, (
+                    f"{_label(case)}: program {p} stored into rows {first // stride} to "
+                    f"{last // stride}; program r should store row r only"
+                )
+            mine.add(p)
+        if len(mine) != rows:
+            return 0.0, f"{_label(case)}: {rows - len(mine)} of {rows} programs stored nothing"
+    return 1.0, "each program stores its own row"
+
+
+def softmax_loads(part, done) -> tuple[float, str]:
+    """At most two loads of each element of x: an online (max, sum) pass, then one to write."""
+    worst, where = 0.0, None
+    for case, run in done:
+        per = run.loads["x_ptr"].sum() / (case.dims["rows"] * case.dims["n"])
+        if per > worst:
+            worst, where = per, case
+    if where is not None and worst > 2.0 + 1e-9:
+        return 0.0, (
+            f"{_label(where)}: {worst:.2f} loads of each element of x; two passes are enough "
+            "(a running max with a rescaled running sum, then the normalised write)"
+        )
+    return 1.0, f"at most {worst:.2f} loads of each element of x"
+
+
+def _tiled_bound(case, bm: int, bn: int, bk: int) -> float:
+    m, n, k = case.dims["m"], case.dims["n"], case.dims["k"]
+    tiles = math.ceil(m / bm) * math.ceil(n / bn)
+    per_tile = math.ceil(k / bk) * bk * (bm + bn)  # a K loop loads a tile of A and one of B
+    return tiles * per_tile / (m * n)
+
+
+def matmul_loads(part, done) -> tuple[float, str]:
+    """Loads of A and B per element of C, against a K loop over tiles (each loaded once)."""
+    from .exercises import MM
+
+    for case, run in done:
+        m, n = case.dims["m"], case.dims["n"]
+        per = (run.loads["a_ptr"].sum() + run.loads["b_ptr"].sum()) / (m * n)
+        bound = _tiled_bound(case, MM["BLOCK_M"], MM["BLOCK_N"], MM["BLOCK_K"])
+        if per > bound + 1e-9:
+            return 0.0, (
+                f"{_label(case)}: {per:.1f} loads of A and B per element of C, where loading "
+                f"each tile of A and B once per program costs at most {bound:.1f}"
+            )
+    return 1.0, "each program loads each tile of A and B once"
+
+
+def wave_panels(tiles: list) -> float:
+    """Mean count of distinct rows of A-tiles and columns of B-tiles per WAVE programs."""
+    waves = [tiles[i : i + WAVE] for i in range(0, len(tiles) - WAVE + 1, WAVE)]
+    return float(np.mean([len({t[0] for t in w}) + len({t[1] for t in w}) for w in waves]))
+
+
+def grouped_tiles(m: int, n: int, bm: int, bn: int, group: int) -> list:
+    """The tile (row, column) of C each program takes in the grouped order of Triton's tutorial."""
+    pm, pn = math.ceil(m / bm), math.ceil(n / bn)
+    out = []
+    for pid in range(pm * pn):
+        first = pid // (group * pn) * group
+        size = min(pm - first, group)
+        out.append((first + pid % (group * pn) % size, pid % (group * pn) // size))
+    return out
+
+
+def grouped_order(part, done) -> tuple[float, str]:
+    """Programs that run together share A rows and B columns as the grouped order does."""
+    from .exercises import MM
+
+    bm, bn, group = MM["BLOCK_M"], MM["BLOCK_N"], MM["GROUP_M"]
+    judged = 0
+    for case, run in done:
+        m, n = case.dims["m"], case.dims["n"]
+        if math.ceil(m / bm) < 2 * group or math.ceil(n / bn) < 2 * group:
+            continue
+        judged += 1
+        stride = int(case.args["stride_cm"])
+        tile = {}
+        for program, name, first, _, _ in run.programs:
+            if name == "c_ptr":
+                tile[program[0]] = (first // stride // bm, first % stride // bn)
+        tiles = [tile.get(p, (-1 - p, -1 - p)) for p in range(case.grid[0])]
+        got, best = wave_panels(tiles), wave_panels(grouped_tiles(m, n, bm, bn, group))
+        if got > best + 1e-9:
+            return 0.0, (
+                f"{_label(case)}: each {WAVE} consecutive programs need {got:.1f} row panels "
+                f"of A and column panels of B on average; GROUP_M = {group} needs {best:.1f}"
+            )
+    if not judged:
+        return 0.0, "no case had a grid large enough to judge the launch order"
+    return 1.0, f"consecutive programs share panels of A and B (groups of {group} rows)"

@@ -1,0 +1,135 @@
+"""Count the loads and stores Triton's interpreter makes, and stop those out of range.
+
+Under ``TRITON_INTERPRET=1`` every ``tl.load`` and ``tl.store`` ends in
+``InterpreterBuilder.create_masked_load`` / ``create_masked_store`` with a NumPy array of
+addresses and one of mask bits. ``Tracer`` wraps those two methods: each active lane's
+address is matched to the tensors the launch was given; a lane outside all of them is a
+finding (with the program and the element it reached) and is masked off before the real
+load or store, so a missing mask reports instead of reading or corrupting this process's
+memory. Per tensor it counts loads and stores per element; per program, the range of
+elements each program stored. (triton-viz records the same operations for drawing them; a
+wrapper of these two methods is all grading needs, with no extra dependency.)
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+MAX_EXAMPLES = 3
+
+
+@dataclass
+class Watched:
+    """One tensor of a launch: where its allocation starts and ends, and its counters."""
+
+    name: str
+    base: int
+    nbytes: int
+    itemsize: int
+    numel: int
+    loads: np.ndarray = field(repr=False)
+    stores: np.ndarray = field(repr=False)
+
+
+@dataclass
+class Trace:
+    """What one launch did to memory."""
+
+    tensors: dict = field(default_factory=dict)  # name -> Watched
+    out_of_range: int = 0
+    examples: list = field(default_factory=list)
+    # (program, tensor name) -> [first element stored, last element stored, stores]
+    programs: dict = field(default_factory=dict)
+
+    def watch(self, name: str, tensor) -> None:
+        """Count accesses to ``tensor`` (a CPU torch tensor) under ``name``."""
+        storage = tensor.untyped_storage()
+        size = tensor.element_size()
+        numel = storage.nbytes() // size
+        self.tensors[name] = Watched(
+            name,
+            storage.data_ptr(),
+            storage.nbytes(),
+            size,
+            numel,
+            np.zeros(numel, np.int64),
+            np.zeros(numel, np.int64),
+        )
+
+    def _find(self, addr: np.ndarray):
+        """For each address: the watched tensor's index (or -1) and the element it is."""
+        owner = np.full(addr.shape, -1, np.int64)
+        elem = np.zeros(addr.shape, np.int64)
+        for k, w in enumerate(self.tensors.values()):
+            inside = (addr >= w.base) & (addr < w.base + w.nbytes)
+            owner[inside] = k
+            elem[inside] = (addr[inside] - w.base) // w.itemsize
+        return owner, elem
+
+    def _nearest(self, addr: int) -> str:
+        best = min(
+            self.tensors.values(),
+            key=lambda w: min(abs(addr - w.base), abs(addr - w.base - w.nbytes)),
+        )
+        index = (addr - best.base) // best.itemsize
+        return f"{best.name}[{index}] (it has {best.numel} elements)"
+
+    def access(self, kind: str, ptrs: np.ndarray, mask: np.ndarray, program) -> np.ndarray:
+        """Count one load or store; returns the mask with out-of-range lanes switched off."""
+        addr = np.asarray(ptrs, np.int64).ravel()
+        active = np.broadcast_to(np.asarray(mask, bool), np.shape(ptrs)).ravel()
+        owner, elem = self._find(addr)
+        bad = active & (owner < 0)
+        if bad.any():
+            self.out_of_range += int(bad.sum())
+            if len(self.examples) < MAX_EXAMPLES:
+                first = int(addr[np.argmax(bad)])
+                pid = ", ".join(map(str, program))
+                self.examples.append(
+                    f"program ({pid}) {kind} {int(bad.sum())} element(s) outside every "
+                    f"tensor, the first at {self._nearest(first)}: a {kind} without a mask?"
+                )
+        names = list(self.tensors)
+        for k, w in enumerate(self.tensors.values()):
+            mine = active & (owner == k)
+            if not mine.any():
+                continue
+            hits = np.bincount(elem[mine], minlength=w.numel)[: w.numel]
+            if kind == "load":
+                w.loads += hits
+            else:
+                w.stores += hits
+                key = (tuple(int(p) for p in program), names[k])
+                lo, hi = int(elem[mine].min()), int(elem[mine].max())
+                seen = self.programs.setdefault(key, [lo, hi, 0])
+                seen[0], seen[1] = min(seen[0], lo), max(seen[1], hi)
+                seen[2] += int(mine.sum())
+        return (active & ~bad).reshape(np.shape(ptrs))
+
+
+@contextmanager
+def tracing(trace: Trace):
+    """Route the interpreter's loads and stores through ``trace`` while the block runs."""
+    import triton.language as tl
+    from triton.runtime import interpreter as it
+
+    builder = it.InterpreterBuilder
+    load, store = builder.create_masked_load, builder.create_masked_store
+
+    def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
+        keep = trace.access("load", ptrs.data, mask.data, self.grid_idx)
+        mask = it.TensorHandle(keep, tl.int1)
+        return load(self, ptrs, mask, other, cache_policy, is_volatile)
+
+    def masked_store(self, ptrs, value, mask, cache_policy):
+        keep = trace.access("store", ptrs.data, mask.data, self.grid_idx)
+        return store(self, ptrs, value, it.TensorHandle(keep, tl.int1), cache_policy)
+
+    builder.create_masked_load, builder.create_masked_store = masked_load, masked_store
+    try:
+        yield trace
+    finally:
+        builder.create_masked_load, builder.create_masked_store = load, store

@@ -1,0 +1,123 @@
+"""Find a Triton kernel in a notebook's cells, and refuse what a Triton kernel cannot be.
+
+The grader never runs a notebook: it parses the code cells, takes the last ``def`` of the
+kernel decorated with ``triton.jit`` (and the other ``triton.jit`` functions of the
+notebook, which a kernel may call), and checks them before anything runs. A Triton kernel
+is compiled for a GPU, so inside it only ``tl`` operations, its parameters, its locals,
+the other kernels and a few builtins have a meaning: ``torch``, ``numpy``, imports,
+dunder names and private attributes are refused with the line that uses them.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from pdc import pyast
+from pdc.ptx.triton_kernels import is_triton_kernel, module_for
+
+ALLOWED = frozenset({"tl", "triton", "range", "min", "max", "abs", "float", "int", "len"})
+# What a kernel may take from ``triton`` itself (decorators above it, helpers inside it).
+TRITON_NAMES = frozenset({"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2"})
+REFUSED_NODES = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.Global,
+    ast.Nonlocal,
+    ast.AsyncFunctionDef,
+    ast.Await,
+    ast.Yield,
+    ast.YieldFrom,
+)
+
+
+@dataclass
+class Found:
+    """A kernel's module text (imports, constants, the notebook's Triton functions), or why
+    there is none."""
+
+    text: str = ""
+    problem: str = ""
+
+
+def _defs(cells: list[str]) -> dict[str, ast.FunctionDef]:
+    """Every ``triton.jit`` function of the cells, the last definition of each name winning."""
+    defs: dict[str, ast.FunctionDef] = {}
+    for src in cells:
+        try:
+            tree = pyast.parse(src)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and is_triton_kernel(node):
+                defs.pop(node.name, None)
+                defs[node.name] = node
+    return defs
+
+
+def _problem(fn: ast.FunctionDef, known: set[str]) -> str:
+    """Why this kernel cannot be graded, or ""."""
+    locals_ = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    for node in ast.walk(fn):
+        for target in _stored(node):
+            locals_.add(target)
+    for node in ast.walk(fn):
+        line = f"{fn.name}, line {getattr(node, 'lineno', fn.lineno) - fn.lineno + 1}"
+        if isinstance(node, REFUSED_NODES) or (
+            isinstance(node, ast.FunctionDef) and node is not fn
+        ):
+            return f"{line}: {type(node).__name__} is not allowed in a Triton kernel"
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            return f"{line}: the private attribute .{node.attr} is not allowed"
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return f"{line}: assigning to .{node.attr} is not allowed in a Triton kernel"
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "triton"
+            and node.attr not in TRITON_NAMES
+        ):
+            return f"{line}: triton.{node.attr} is not allowed inside a kernel (tl.* is)"
+        if isinstance(node, ast.Name):
+            name = node.id
+            if name.startswith("__"):
+                return f"{line}: {name} is not allowed"
+            if isinstance(node.ctx, ast.Load) and name not in locals_ | known | ALLOWED:
+                return (
+                    f"{line}: {name} is not a tl operation, a parameter or a local: a Triton "
+                    f"kernel runs on the GPU, where {name} does not exist"
+                )
+    return ""
+
+
+def _stored(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return [node.id]
+    return []
+
+
+def extract(cells: list[str], name: str, params: tuple, constants: dict) -> Found:
+    """The module text that defines kernel ``name`` from the notebook's cells, checked.
+
+    Args:
+        cells: The notebook's code cells.
+        name: The kernel's name.
+        params: The parameter names the exercise launches it with, in order.
+        constants: The exercise's constants (they win over the notebook's).
+    """
+    defs = _defs(cells)
+    if name not in defs:
+        return Found(problem=f"no function named {name!r} decorated with @triton.jit")
+    fn = defs[name]
+    got = tuple(a.arg for a in fn.args.args)
+    if got != tuple(params) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
+        return Found(problem=f"{name} must take ({', '.join(params)}), got ({', '.join(got)})")
+    known = set(defs) | set(constants)
+    for node in defs.values():
+        why = _problem(node, known)
+        if why:
+            return Found(problem=why)
+    consts = [ast.parse(f"{k} = {v!r}").body[0] for k, v in constants.items()]
+    return Found(text=module_for(list(defs.values()), consts))

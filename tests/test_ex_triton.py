@@ -1,0 +1,123 @@
+"""Exercises 12 and 13 (Triton): the grader's source checks, its tracing of the interpreter's
+loads and stores, and the launch-order measure. (tests/test_grade_seeds.py grades the
+solutions under 20 seeds, tests/test_grade_submissions.py the wrong ones.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pdc.grade import exercises as exs
+from pdc.grade.triton import criteria, kernels
+from pdc.ptx.triton_build import installed
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_triton = pytest.mark.skipif(not installed(), reason="Triton is not installed (Linux only)")
+PARAMS = ("x_ptr", "n", "BLOCK")
+HEAD = "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n"
+
+
+def _extract(body: str, *extra: str):
+    return kernels.extract(
+        [*extra, HEAD + textwrap.indent(body, "    ")], "k", PARAMS, {"BLOCK": 8}
+    )
+
+
+def test_extract_keeps_the_kernel_its_helpers_and_the_constants():
+    helper = "@triton.jit\ndef twice(v):\n    return 2 * v\n"
+    found = _extract("tl.store(x_ptr, twice(tl.load(x_ptr)))\n", helper)
+    assert not found.problem
+    assert (
+        "def twice(v)" in found.text and "def k(x_ptr" in found.text and "BLOCK = 8" in found.text
+    )
+    assert found.text.count("@triton.jit") == 2
+
+
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        ("tl.store(x_ptr, torch.exp(tl.load(x_ptr)))\n", "torch is not a tl operation"),
+        ("import os\n", "Import is not allowed"),
+        ("v = tl.load(x_ptr).__class__\n", "private attribute"),
+        ("np.save('x', 1)\n", "np is not a tl operation"),
+        ("f = lambda v: v\n", "Lambda is not allowed"),
+        ("triton.runtime.driver = None\n", "assigning to .driver is not allowed"),
+        ("v = triton.runtime\n", "triton.runtime is not allowed inside a kernel"),
+        ("tl.load = tl.store\n", "assigning to .load"),
+    ],
+)
+def test_extract_refuses_what_a_gpu_kernel_cannot_be(body, why):
+    assert why in _extract(body).problem
+
+
+def test_extract_names_the_expected_parameters():
+    found = kernels.extract(
+        [HEAD.replace("n, BLOCK", "n, m, BLOCK") + "    pass\n"], "k", PARAMS, {}
+    )
+    assert "must take (x_ptr, n, BLOCK)" in found.problem
+    assert (
+        "no function named 'k'"
+        in kernels.extract(["def k(x_ptr, n, BLOCK):\n    pass\n"], "k", PARAMS, {}).problem
+    )
+
+
+def test_grouped_order_needs_fewer_panels_than_row_major():
+    tiles = criteria.grouped_tiles(9 * 32, 9 * 32, 32, 32, 4)
+    assert sorted(tiles) == [(m, n) for m in range(9) for n in range(9)]  # each tile once
+    row_major = [divmod(p, 9) for p in range(81)]
+    assert criteria.wave_panels(tiles) < criteria.wave_panels(row_major)
+    assert criteria.wave_panels(tiles[:8]) == 6  # 4 rows of A-tiles, 2 columns of B-tiles
+
+
+TRACE_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from pdc.grade.triton.interp import Trace, tracing
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n, other=0.0)  # masked: nothing outside x
+    tl.store(y_ptr + offs, v + tl.load(x_ptr + offs))  # unmasked: reads and writes past n
+
+x, y = torch.ones(10), torch.zeros(10)
+t = Trace()
+t.watch("x", x)
+t.watch("y", y)
+with tracing(t):
+    k[(2,)](x, y, 10, BLOCK=8)
+print(t.tensors["x"].loads.tolist(), t.tensors["y"].stores.tolist(), t.out_of_range)
+print(sorted((p, n, lo, hi) for (p, n), (lo, hi, _) in t.programs.items()))
+print(t.examples[0])
+print(y.tolist())
+"""
+
+
+@needs_triton
+def test_tracing_counts_accesses_and_stops_those_outside_every_tensor():
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "TRITON_DEFAULT_FP_FUSION": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", TRACE_SCRIPT], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    loads, programs, example, y = run.stdout.strip().splitlines()
+    # Each element of x loaded twice; the second program's 6 lanes past n go nowhere.
+    assert loads == f"{[2] * 10} {[1] * 10} 12"
+    assert programs == "[((0, 0, 0), 'y', 0, 7), ((1, 0, 0), 'y', 8, 9)]"
+    assert "program (1, 0, 0) load" in example and "without a mask" in example
+    assert y == str([2.0] * 10)
+
+
+def test_the_exercises_are_registered_as_plug_ins():
+    for key in ("12_triton_softmax", "13_triton_matmul"):
+        (part,) = exs.exercise(key).parts
+        assert part.runner is not None and part.checker is not None
+        assert exs.find_part(part.name, plugins=True)[0].key == key
+        cases = exs.hidden_cases(part, np.random.default_rng(0))
+        assert all(c.args[next(iter(c.args))].dtype == np.float32 for c in cases)
