@@ -79,6 +79,14 @@ def compile_call(b, e, t, site, line, tgt):
         return lambda fr: (fn, None)  # an exception to raise: only its class matters here
     if fn is builtins.range:
         return _range(gets)
+    if fn is builtins.slice:
+        from pdc.sim.views import SliceVal
+
+        def slc(fr):
+            vals = [g(fr)[0] for g in gets]
+            return SliceVal(*vals), None
+
+        return slc
     if fn is builtins.enumerate:
         if len(gets) != 1:
             raise Unsupported(f"the simulator does not support enumerate(x, start) yet ({site})")
@@ -90,7 +98,7 @@ def compile_call(b, e, t, site, line, tgt):
         def ln(fr):
             v, u = g0(fr)
             n = v.shape[0] if hasattr(v, "shape") and not isinstance(v, np.ndarray) else len(v)
-            return np.int64(n), None
+            return _i64(n), None
 
         return ln
     if fn in _BUILTINS:
@@ -106,6 +114,11 @@ def compile_call(b, e, t, site, line, tgt):
     if impl is not None:
         return impl(b, e, sig, gets, kws, site, line, tgt)
     raise Unsupported(f"the simulator does not support {_name(fn)}() yet ({site})")
+
+
+def _i64(n):
+    """An extent as int64: a number, or a vector over threads (a view's per-thread length)."""
+    return np.asarray(n, dtype=np.int64) if np.ndim(n) else np.int64(n)
 
 
 def _pure(f, args_of):
@@ -162,9 +175,9 @@ def compile_getattr(b, e, t, site):
     get = b.getter(e.value)
     if isinstance(vt, nt.Array):
         if attr == "shape":
-            return lambda fr: (tuple(np.int64(s) for s in get(fr)[0].shape), None)
+            return lambda fr: (tuple(_i64(s) for s in get(fr)[0].shape), None)
         if attr == "size":
-            return lambda fr: (np.int64(get(fr)[0].size), None)
+            return lambda fr: (_i64(get(fr)[0].size), None)
         if attr == "ndim":
             return lambda fr: (np.int64(len(get(fr)[0].shape)), None)
         raise Unsupported(f"the simulator does not support array.{attr} yet ({site})")

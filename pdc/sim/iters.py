@@ -144,7 +144,9 @@ def make(value, site: str, line: int):
         return value.fresh()
     if isinstance(value, tuple):
         return TupleIt(value)
-    if isinstance(value, SimArray):
+    from pdc.sim.views import View
+
+    if isinstance(value, SimArray | View):
         return ArrayIt(value, site, line)
     if isinstance(value, Enumerate):
         return EnumerateIt(make(value.inner, site, line))

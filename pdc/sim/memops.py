@@ -7,6 +7,7 @@ import numpy as np
 from pdc.sim.arith import cast
 from pdc.sim.machine import Frame, check_defined, vec
 from pdc.sim.memory import CONST, GLOBAL, LOCAL, SHARED, SimArray, poison
+from pdc.sim.views import View
 
 
 def _index_und(fr: Frame, index_und, site: str) -> None:
@@ -93,6 +94,8 @@ def _access_record(arr: SimArray, S, f, lanes, kind: str) -> None:
 
 def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
     """``arr[index]`` for the active threads: (values over all threads, undefined mask)."""
+    if isinstance(arr, View):
+        arr, index, index_und = arr.resolve(index, index_und)
     S = fr.S
     lanes = fr.lanes
     S.memory_op(lanes)
@@ -152,6 +155,8 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
 
 def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, line: int):
     """``arr[index] = value`` for the active threads."""
+    if isinstance(arr, View):
+        arr, index, index_und = arr.resolve(index, index_und)
     S = fr.S
     lanes = fr.lanes
     if arr.kind == CONST:
@@ -230,6 +235,8 @@ ATOMIC_OPS = {
 
 def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site, line, cmp=None):
     """One atomic read-modify-write per active thread, in lane order; returns old values."""
+    if isinstance(arr, View):
+        arr, index, index_und = arr.resolve(index, index_und)
     S = fr.S
     lanes = fr.lanes
     S.memory_op(lanes)

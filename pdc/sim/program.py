@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdc.sim import arith, calls, iters, machine, memops
+from pdc.sim import arith, calls, iters, machine, memops, views
 from pdc.sim.frontend import TypedIR, Unsupported, dtype_of, is_scalar
 from pdc.sim.machine import BIG, Frame, check_defined
 from pdc.sim.memory import CONST, SimArray
@@ -259,7 +259,7 @@ class _Builder:
             arr, _ = get_a(fr)
             index, iu = get_i(fr)
             val, vu = get_v(fr)
-            if not isinstance(arr, SimArray):
+            if not isinstance(arr, SimArray | views.View):
                 raise Unsupported(f"the simulator does not support item assignment here ({site})")
             memops.store(fr, arr, index, iu, val, vu, site, line)
 
@@ -269,7 +269,7 @@ class _Builder:
         """Index as a tuple of vectors and their undefined masks."""
         if var is None:
             idx = static_index if isinstance(static_index, tuple) else (static_index,)
-            consts = tuple(np.int64(i) for i in idx)
+            consts = tuple(views.as_slice(i) if isinstance(i, slice) else np.int64(i) for i in idx)
             return lambda fr: (consts, (None,) * len(consts))
         get = self.getter(var)
 
@@ -397,7 +397,15 @@ class _Builder:
         else:
             get_i = self.index_getter(e.index_var if e.op == "static_getitem" else e.index)
         if not is_scalar(t):
-            raise Unsupported(f"the simulator does not support array slices yet ({site})")
+            if not isinstance(t, nt.Array):
+                raise Unsupported(f"the simulator does not support indexing to {t} yet ({site})")
+
+            def view(fr):  # A[i], A[i, a:b], x[lo:hi]: a view of the same memory
+                arr, _ = get_a(fr)
+                index, iu = get_i(fr)
+                return views.make_view(arr, index, site), None
+
+            return view
 
         def ld(fr):
             arr, _ = get_a(fr)
