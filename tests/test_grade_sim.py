@@ -237,6 +237,20 @@ def test_lines_count_from_the_def_whatever_stands_above_it():
     assert "oob_after_barrier line 4)" in after.findings["oob"]["examples"][0]
 
 
+def test_a_kernel_from_a_notebook_cell_counts_lines_from_its_def():
+    """A cell's source is only in linecache (as in Jupyter); the simulator still finds it."""
+    import linecache
+
+    src = "\n@cuda.jit\ndef k(x, out):\n    i = cuda.grid(1)\n    out[i] = x[i]\n"
+    name = "<cell oob>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    ns = {"cuda": cuda}
+    exec(compile(src, name, "exec"), ns)  # noqa: S102 - the test's own kernel
+    x = np.zeros(32, np.float32)
+    rep = sim.launch(ns["k"], 1, 33, (x, np.zeros_like(x)))
+    assert rep.findings["oob"]["examples"][0].endswith("k line 3)")
+
+
 def test_memory_analysis_is_cheap_to_skip_and_always_there():
     x = np.arange(100, dtype=np.float32)
     rep = sim.launch(copy_guarded, 4, 32, (x, np.zeros_like(x)))

@@ -118,7 +118,9 @@ def _alloc(kind):
             if a is None:
                 copies = S.nblocks if kind == SHARED else S.N
                 n = sum(1 for x in S.arrays if x.kind == kind)
-                name = base or f"{kind}#{n}"
+                # The variable's name, unless another array has it (an argument it rebinds).
+                taken = any(x.name == base for x in S.arrays)
+                name = base if base and not taken else f"{kind}#{n}"
                 a = SimArray(name, kind, shape, dt, copies=copies)
                 a.site = site
                 S.sites[key] = a

@@ -76,9 +76,9 @@ def dumps(obj) -> bytes:
     return buf.getvalue()
 
 
-def _user_modules(obj) -> set:
-    """Modules of the kernel and of the functions it reaches (sent by value)."""
-    out: set = set()
+def _reached(obj) -> list:
+    """The kernel's Python function and those it reaches through its globals."""
+    out: list = []
     seen: set = set()
 
     def walk(fn):
@@ -86,9 +86,7 @@ def _user_modules(obj) -> set:
         if id(fn) in seen or not hasattr(fn, "__code__"):
             return
         seen.add(id(fn))
-        mod = getattr(fn, "__module__", "") or ""
-        if mod and mod != "__main__" and not mod.startswith(_KEEP):
-            out.add(mod)
+        out.append(fn)
         g = getattr(fn, "__globals__", {})
         for name in fn.__code__.co_names:
             v = g.get(name)
@@ -96,6 +94,31 @@ def _user_modules(obj) -> set:
                 walk(v)
 
     walk(obj)
+    return out
+
+
+def _user_modules(obj) -> set:
+    """Modules of the kernel and of the functions it reaches (sent by value)."""
+    out: set = set()
+    for fn in _reached(obj):
+        mod = getattr(fn, "__module__", "") or ""
+        if mod and mod != "__main__" and not mod.startswith(_KEEP):
+            out.add(mod)
+    return out
+
+
+def _sources(obj) -> dict:
+    """Source lines of the kernel's files that exist only in this process's linecache (a
+    notebook cell's): the worker needs them to count lines from the ``def`` and quote them."""
+    import linecache
+
+    out = {}
+    for fn in _reached(obj):
+        name = fn.__code__.co_filename
+        if name not in out and not os.path.exists(name):
+            lines = linecache.getlines(name)
+            if lines:
+                out[name] = lines
     return out
 
 
@@ -159,6 +182,7 @@ def launch(kernel, grid, block, args, names=None, *, record: bool = False):
         "args": list(args),
         "names": list(names),
         "record": record,
+        "sources": _sources(fn),
     }
     with _LOCK:
         for attempt in (0, 1):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import os
 import pickle
 import sys
@@ -22,6 +23,8 @@ def main() -> int:
             job = remote._recv(inp)
         except EOFError:
             return 0
+        for name, lines in job.get("sources", {}).items():  # notebook cells' source
+            linecache.cache[name] = (sum(map(len, lines)), None, lines, name)
         try:
             kernel = kernels.get(job["kernel"])
             if kernel is None:
