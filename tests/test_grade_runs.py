@@ -100,6 +100,7 @@ def test_nothing_is_supplied(body, name):
     res = grader.run_part(ex, part, [IMPORTS, src], seed=0, gpu=False, compiled={})
     public = next(v for v in res.verdicts if v.criterion == "public")
     assert res.score == 0 and f"name '{name}' is not defined" in public.output, public.output
+    assert f"(at: {body})" in public.output  # the kernel's line, not the module's prelude
 
 
 def test_imported_names_are_known():
