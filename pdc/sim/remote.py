@@ -7,7 +7,8 @@ process ``pdc.sim.launch`` sends the kernel to one persistent worker process (st
 first use, ``python -m pdc.sim.worker``) and waits for the result.
 
 The kernel travels by value with cloudpickle (so a function defined in a notebook goes
-too), together with the constants and device functions it uses; a kernel decorated by
+too), together with the constants and device functions it uses and, for a cell's
+functions, the source lines only this process's linecache holds; a kernel decorated by
 numba's CUDA simulator is sent as its Python function and re-decorated by the worker with
 the real ``cuda.jit``. The worker is this process's own child: it runs code this process
 already trusts, so plain pickle is the wire format. The grader never uses this path: its
