@@ -215,7 +215,7 @@ def privatised(values, hist):
 
 
 def test_simulator_counts_feed_the_contention_judge():
-    from pdc.grade import sim
+    import pdc.sim as sim
 
     case = SHARED.make(np.random.default_rng(1), (1200, "same"))
     verdicts = {}

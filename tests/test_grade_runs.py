@@ -30,7 +30,7 @@ def _cells(tmp_path, *sources):
 
 def _multiply(cells):
     ext = source.extract(cells, ["multiply"], {"TPB": 256})
-    return ext.problems.get("multiply"), ext.functions.get("multiply", "")
+    return ext.problems.get("multiply"), ext.written.get("multiply", "")
 
 
 @pytest.mark.parametrize(
@@ -95,7 +95,12 @@ def test_functional_jit_of_a_device_function_is_no_kernel():
 def test_nothing_is_supplied(body, name):
     src = MULTIPLY.replace("out[i] = a[i] * b[i]", body)
     problem, _ = _multiply([IMPORTS, src])
-    assert problem is not None and f"the name {name!r}" in problem
+    assert problem is None  # numba judges the name, as in the notebook
+    ex, part = exs.find_part("multiply")
+    res = grader.run_part(ex, part, [IMPORTS, src], seed=0, gpu=False, compiled={})
+    public = next(v for v in res.verdicts if v.criterion == "public")
+    assert res.score == 0 and f"name '{name}' is not defined" in public.output, public.output
+    assert f"(at: {body})" in public.output  # the kernel's line, not the module's prelude
 
 
 def test_imported_names_are_known():
@@ -192,7 +197,7 @@ def test_dtypes_from_numba_types_and_module_aliases():
     ]
     ext = source.extract(cells, ["multiply"], {})
     assert ext.problems == {}
-    assert "np.float32(a[i])" in ext.functions["multiply"]  # the simulator's copy
+    assert "float32(a[i]) * b[i]" in ext.written["multiply"]  # as written, not respelled
     text = gate.module_text(ext, "multiply")
     assert "from numba.types import float32" in text and "import numba as nb" in text
     assert "errors" not in text  # an import the kernel does not use is left out

@@ -9,6 +9,7 @@ import nbformat
 import numpy as np
 import pytest
 
+import pdc
 from pdc.grade import exercises as exs
 from pdc.grade import grader
 from pdc.grade.grader import _load_result, grade
@@ -108,7 +109,8 @@ def multiply(a, b, out):
     ex, part = exs.find_part("multiply")
     res = grader.run_part(ex, part, cells, timeout=30, seed=0, gpu=False)
     public = next(v for v in res.verdicts if v.criterion == "public")
-    assert res.score == 0 and "MemoryError" in public.output
+    # Refused before anything is allocated: more local memory than a GPU gives a thread.
+    assert res.score == 0 and "bytes is more than a GPU gives" in public.output
 
 
 def test_prints_and_grader_patches_stay_in_the_child(tmp_path):
@@ -168,15 +170,13 @@ def multiply(a, b, out):
         assert re.fullmatch(r"hidden cases? [\d, ]+: out-of-bounds access", line), line
 
 
-def test_gpu_path_runs_on_numba_simulator(monkeypatch):
-    """The GPU branch of the child (numba.cuda.jit, device copies), with numba's simulator
-    standing in for the GPU so that it runs on any machine."""
-    from pdc.grade import sandbox
-
-    real_env = sandbox.child_env
-    monkeypatch.setattr(
-        sandbox, "child_env", lambda gpu: {**real_env(gpu), "NUMBA_ENABLE_CUDASIM": "1"}
-    )
+@pytest.mark.skipif(
+    not pdc.has_gpu(),
+    reason="the child's GPU branch needs a CUDA GPU: numba's CUDA simulator cannot stand in, "
+    "since the child types kernels for pdc.sim with numba-cuda's real target",
+)
+def test_gpu_path_runs_on_a_gpu():
+    """The GPU branch of the child (numba.cuda.jit, device copies) gives the outputs graded."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]

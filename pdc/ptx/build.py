@@ -242,7 +242,13 @@ def shorten_error(kind: str, message: str, source: str = "", line: int | None = 
     if undefined:
         needle = undefined.group(1)
     if needle and (not where or where.split(": ", 1)[-1].startswith("def ")):
-        hit = next((i for i, ln in enumerate(src) if needle in ln and "def " not in ln), None)
+        # An undefined name is a whole word (np, not the np of _pdc_np); a call a substring.
+        word = re.compile(rf"(?<![\w.]){re.escape(needle)}\b") if undefined else None
+
+        def uses(ln: str) -> bool:
+            return bool(word.search(ln)) if word else needle in ln
+
+        hit = next((i for i, ln in enumerate(src) if uses(ln) and "def " not in ln), None)
         if hit is not None:
             where = f"at: {src[hit].strip()}"
     text = f"{kind}: {useful[:200]}"

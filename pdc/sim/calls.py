@@ -50,14 +50,25 @@ def compile_call(b, e, t, site, line, tgt):
 
         prog = program.build(callee_ir(fnty, sig))
 
-        # Arguments the call leaves out: numba passes their defaults (types.Omitted).
-        extra = [getattr(t, "value", None) for t in sig.args[len(e.args) :]]
+        # numba's signature lists every parameter in order: those after the positional
+        # arguments are passed by keyword, or left out (types.Omitted: their defaults).
+        import inspect
+
+        params = list(inspect.signature(prog.ir.pyfunc).parameters)
+        rest = []
+        for k, pt in enumerate(sig.args[len(e.args) :], start=len(e.args)):
+            if params[k] in kws:
+                rest.append(kws[params[k]])
+            else:
+                c = getattr(pt, "value", None)
+                rest.append(lambda fr, c=c: (c, None))
+        gets_all = gets + rest
 
         def dev(fr):
-            vals, us = args_of(fr)
-            if extra:
-                vals, us = vals + extra, us + [None] * len(extra)
-            out, u = machine.run_function(fr.S, prog, vals, us, fr.m)
+            vals = [g(fr) for g in gets_all]
+            out, u = machine.run_function(
+                fr.S, prog, [v for v, _ in vals], [u for _, u in vals], fr.m
+            )
             if not fr.S.alive[fr.lanes].all():
                 fr.restrict()
             return out, u

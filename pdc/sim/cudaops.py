@@ -118,7 +118,9 @@ def _alloc(kind):
             if a is None:
                 copies = S.nblocks if kind == SHARED else S.N
                 n = sum(1 for x in S.arrays if x.kind == kind)
-                name = base or f"{kind}#{n}"
+                # The variable's name, unless another array has it (an argument it rebinds).
+                taken = any(x.name == base for x in S.arrays)
+                name = base if base and not taken else f"{kind}#{n}"
                 a = SimArray(name, kind, shape, dt, copies=copies)
                 a.site = site
                 S.sites[key] = a
@@ -250,7 +252,13 @@ def _mask_check(fr: Frame, mask, what: str, site: str):
     own = (mk[lanes] >> S.lane[lanes]) & 1
     if not own.all():
         k = lanes[int(np.argmin(own))]
-        S.finding("warp", f"{what}: the lane is not in its own mask {int(mk[k]):#x}", k, site)
+        S.finding(
+            "warp",
+            f"{what}: the lane is not in its own mask {int(mk[k]):#x}",
+            k,
+            site,
+            count=int((own == 0).sum()),
+        )
     missing = mk[lanes] & ~act[lanes]
     if missing.any():
         i = int(np.argmax(missing != 0))
@@ -316,6 +324,13 @@ def _shuffle(kind):
             out = v[gsrc].astype(dt, copy=False)
             ok = ((act >> src) & 1).astype(bool) & ((mk >> src) & 1).astype(bool)
             u = ~ok
+            bad = u[fr.lanes]
+            if bad.any() and not S.undef_origin:
+                k = fr.lanes[int(np.argmax(bad))]
+                S.undef_origin = (
+                    f"{kind}() by lane {int(lane[k])} from lane {int(src[k])}, which is not in "
+                    f"its mask {int(mk[k]):#x} or not here, {site}"
+                )
             if us[1] is not None:
                 u = u | us[1][gsrc]
             return out, (u if u[fr.lanes].any() else None)

@@ -334,6 +334,13 @@ class _Builder:
                 dt = dtype_of(rt)
                 return lambda fr: (arith.cast(get(fr)[0], dt), get(fr)[1])
             return get
+        if op == "null":
+            # numba's placeholder for a variable that some paths reach unassigned (an array
+            # declared inside a loop, used after it): undefined until assigned.
+            if not is_scalar(t):
+                return lambda fr: (None, None)
+            zero = dtype_of(t).type(0)
+            return lambda fr: (zero, np.ones(fr.S.N, dtype=bool))
         raise Unsupported(f"the simulator does not support the operation {op!r} yet ({site})")
 
     def _binop(self, e, site):

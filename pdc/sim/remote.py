@@ -7,7 +7,8 @@ process ``pdc.sim.launch`` sends the kernel to one persistent worker process (st
 first use, ``python -m pdc.sim.worker``) and waits for the result.
 
 The kernel travels by value with cloudpickle (so a function defined in a notebook goes
-too), together with the constants and device functions it uses; a kernel decorated by
+too), together with the constants and device functions it uses and, for a cell's
+functions, the source lines only this process's linecache holds; a kernel decorated by
 numba's CUDA simulator is sent as its Python function and re-decorated by the worker with
 the real ``cuda.jit``. The worker is this process's own child: it runs code this process
 already trusts, so plain pickle is the wire format. The grader never uses this path: its
@@ -76,9 +77,9 @@ def dumps(obj) -> bytes:
     return buf.getvalue()
 
 
-def _user_modules(obj) -> set:
-    """Modules of the kernel and of the functions it reaches (sent by value)."""
-    out: set = set()
+def _reached(obj) -> list:
+    """The kernel's Python function and those it reaches through its globals."""
+    out: list = []
     seen: set = set()
 
     def walk(fn):
@@ -86,9 +87,7 @@ def _user_modules(obj) -> set:
         if id(fn) in seen or not hasattr(fn, "__code__"):
             return
         seen.add(id(fn))
-        mod = getattr(fn, "__module__", "") or ""
-        if mod and mod != "__main__" and not mod.startswith(_KEEP):
-            out.add(mod)
+        out.append(fn)
         g = getattr(fn, "__globals__", {})
         for name in fn.__code__.co_names:
             v = g.get(name)
@@ -96,6 +95,31 @@ def _user_modules(obj) -> set:
                 walk(v)
 
     walk(obj)
+    return out
+
+
+def _user_modules(obj) -> set:
+    """Modules of the kernel and of the functions it reaches (sent by value)."""
+    out: set = set()
+    for fn in _reached(obj):
+        mod = getattr(fn, "__module__", "") or ""
+        if mod and mod != "__main__" and not mod.startswith(_KEEP):
+            out.add(mod)
+    return out
+
+
+def _sources(obj) -> dict:
+    """Source lines of the kernel's files that exist only in this process's linecache (a
+    notebook cell's): the worker needs them to count lines from the ``def`` and quote them."""
+    import linecache
+
+    out = {}
+    for fn in _reached(obj):
+        name = fn.__code__.co_filename
+        if name not in out and not os.path.exists(name):
+            lines = linecache.getlines(name)
+            if lines:
+                out[name] = lines
     return out
 
 
@@ -184,6 +208,7 @@ def launch(kernel, grid, block, args, names=None, *, record: bool = False):
         "args": list(args),
         "names": list(names),
         "record": record,
+        "sources": _sources(fn),
     }
     with _LOCK:
         for attempt in (0, 1):

@@ -112,7 +112,8 @@ def _report(S, prog, grid, block, LaunchReport):
         k = 0
         for arr in S.arrays:
             if arr.kind == "shared":
-                rep.access[f"shared:{k}"] = _shaped(arr.access, arr.shape)
+                # titled with the student's variable name (pdc.grade.plots.access_map)
+                rep.access[f"shared:{k}"] = {**_shaped(arr.access, arr.shape), "name": arr.name}
                 k += 1
     return rep
 

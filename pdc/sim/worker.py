@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import os
 import pickle
 import sys
@@ -25,6 +26,8 @@ def main() -> int:
         if job.get("warm"):
             remote._send(out, _warm())
             continue
+        for name, lines in job.get("sources", {}).items():  # notebook cells' source
+            linecache.cache[name] = (sum(map(len, lines)), None, lines, name)
         try:
             kernel = kernels.get(job["kernel"])
             if kernel is None:
