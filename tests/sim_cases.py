@@ -498,3 +498,35 @@ def cas_and_local(counter, out):
         tmp[k] = i * k
     old = cuda.atomic.compare_and_swap(counter, 0, i + 1)  # only the first lane wins
     out[i] = tmp[2] + (1000 if old == 0 else 0)
+
+
+@cuda.jit(device=True)
+def view_total(v):
+    s = float32(0)
+    for k in range(v.shape[0]):
+        s += v[k]
+    return s
+
+
+def views_of_rows(A, out, out2):
+    i = cuda.grid(1)
+    if i < A.shape[0]:
+        row = A[i]
+        s = float32(0)
+        for v in row:
+            s += v
+        sub = A[i, 1:3]
+        out[i] = s + sub[0] + sub.size + len(row)
+        rev = A[i, ::-1]
+        out2[i, 0] = rev[0]
+        out2[i, 1] = view_total(A[i, 1:])
+        tail = out2[i]
+        tail[2] = A[:, 0][i] + A[1:3].shape[0]
+        cuda.atomic.add(out2[i], 3, 1.0)
+
+
+def view_past_its_end(A, out):
+    i = cuda.grid(1)
+    if i < A.shape[0]:
+        row = A[i, 0:1]
+        out[i] = row[1] + A[i, 1:3][2]  # past the view: A[i, 1] (inside A), A[i, 3] (outside)

@@ -329,3 +329,27 @@ def test_the_worker_process_comes_back_after_it_dies():
     out[:] = 0
     rep = remote.launch(C.add, 1, 32, [x, x, out])
     assert (out == 2 * x).all() and rep.findings == {}
+
+
+# -- views: A[i], A[i, a:b], x[::-1], as numba-cuda compiles them ------------------------------
+def test_views_read_and_write_their_base():
+    A = np.arange(12, dtype=np.float32).reshape(4, 3)
+    out, out2 = np.zeros(4, np.float32), np.zeros((4, 4), np.float32)
+    rep = run(C.views_of_rows, 1, 32, [A, out, out2])
+    assert kinds(rep) == {}
+    np.testing.assert_array_equal(out, A.sum(axis=1) + A[:, 1] + 2 + 3)
+    np.testing.assert_array_equal(out2[:, 0], A[:, -1])
+    np.testing.assert_array_equal(out2[:, 1], A[:, 1:].sum(axis=1))
+    np.testing.assert_array_equal(out2[:, 2], A[:, 0] + 2)
+    np.testing.assert_array_equal(out2[:, 3], 1.0)
+    assert rep.loads["A"].sum() == 4 * (3 + 1 + 1 + 2 + 1)
+
+
+def test_a_view_read_past_its_end_reads_the_base_as_a_gpu_does():
+    A = np.arange(12, dtype=np.float32).reshape(4, 3)
+    out = np.zeros(4, np.float32)
+    rep = run(C.view_past_its_end, 1, 32, [A, out])
+    # row[1] of A[i, 0:1] is A[i, 1]: no finding. A[i, 1:3][2] is A[i, 3], outside A's axis
+    # (as the same index written on A is): reported, and its undefined value is used.
+    assert kinds(rep) == {"oob": 4, "uninitialized": 4}
+    assert "A[0, 3]" in rep.findings["oob"]["examples"][0]
