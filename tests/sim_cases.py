@@ -530,3 +530,13 @@ def view_past_its_end(A, out):
     if i < A.shape[0]:
         row = A[i, 0:1]
         out[i] = row[1] + A[i, 1:3][2]  # past the view: A[i, 1] (inside A), A[i, 3] (outside)
+
+
+def reductions_of_views(A, out):
+    i = cuda.grid(1)
+    if i < A.shape[0]:
+        out[i, 0] = np.sum(A[i])
+        out[i, 1] = np.prod(A[i, 1:])
+        out[i, 2] = np.mean(A[i])
+        out[i, 3] = A[i].sum()
+        out[i, 4] = np.sum(A[i, : i + 1])  # a length of its own per thread

@@ -353,3 +353,14 @@ def test_a_view_read_past_its_end_reads_the_base_as_a_gpu_does():
     # (as the same index written on A is): reported, and its undefined value is used.
     assert kinds(rep) == {"oob": 4, "uninitialized": 4}
     assert "A[0, 3]" in rep.findings["oob"]["examples"][0]
+
+
+def test_numpy_reductions_over_views_load_every_element():
+    A = np.arange(1, 13, dtype=np.float32).reshape(4, 3)
+    out = np.zeros((4, 5), np.float32)
+    rep = run(C.reductions_of_views, 1, 32, [A, out])
+    assert kinds(rep) == {}
+    firsts = [A[j, : j + 1].sum() for j in range(4)]
+    want = np.stack([A.sum(1), A[:, 1:].prod(1), A.mean(1), A.sum(1), firsts], 1)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    assert rep.loads["A"].sum() == 4 * (3 + 2 + 3 + 3) + sum(min(j + 1, 3) for j in range(4))

@@ -36,6 +36,14 @@ def compile_call(b, e, t, site, line, tgt):
     kws = {k: b.getter(v) for k, v in e.kws}
     if e.vararg is not None:
         raise Unsupported(f"the simulator does not support *args calls yet ({site})")
+    if isinstance(fnty, nt.BoundFunction) and isinstance(fnty.this, nt.Array) and not e.args:
+        from pdc.sim import reductions  # x.sum(), x.prod(), x.mean()
+
+        get_b = b.getter(e.func)
+        method = str(fnty.typing_key).rsplit(".", 1)[-1]
+        return reductions.compile_reduction(
+            method, lambda fr: (get_b(fr)[0].arr, None), sig, site, line
+        )
     if fname not in b.statics:
         raise Unsupported(f"the simulator does not support calling {fnty} yet ({site})")
     fn = b.statics[fname]
@@ -117,6 +125,15 @@ def compile_call(b, e, t, site, line, tgt):
         return _pure(f, args_of)
     mod = getattr(fn, "__module__", "") or ""
     name = getattr(fn, "__name__", "")
+    if (
+        mod.startswith("numpy")
+        and len(e.args) == 1
+        and isinstance(b.tm.get(e.args[0].name), nt.Array)
+        and is_scalar(sig.return_type)
+    ):
+        from pdc.sim import reductions
+
+        return reductions.compile_reduction(name, gets[0], sig, site, line)
     if fn is getattr(math, name, None) or mod == "numba.cuda.libdevice":
         return _pure(arith.math_function(name, sig), args_of)
     if isinstance(fn, np.ufunc) or (mod.startswith("numpy") and is_scalar(sig.return_type)):
@@ -191,6 +208,10 @@ def compile_getattr(b, e, t, site):
             return lambda fr: (_i64(get(fr)[0].size), None)
         if attr == "ndim":
             return lambda fr: (np.int64(len(get(fr)[0].shape)), None)
+        from pdc.sim import reductions
+
+        if attr in reductions.NAMES:  # the method itself; the call reduces (compile_call)
+            return lambda fr: (reductions.Bound(get(fr)[0]), None)
         raise Unsupported(f"the simulator does not support array.{attr} yet ({site})")
     if attr in ("x", "y", "z"):
         k = "xyz".index(attr)
