@@ -540,3 +540,11 @@ def reductions_of_views(A, out):
         out[i, 2] = np.mean(A[i])
         out[i, 3] = A[i].sum()
         out[i, 4] = np.sum(A[i, : i + 1])  # a length of its own per thread
+
+
+def shared_by_keywords(x, out):
+    s = cuda.shared.array(shape=(32,), dtype=float32)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    cuda.syncthreads()
+    out[t] = s[31 - t]

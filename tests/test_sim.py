@@ -364,3 +364,11 @@ def test_numpy_reductions_over_views_load_every_element():
     want = np.stack([A.sum(1), A[:, 1:].prod(1), A.mean(1), A.sum(1), firsts], 1)
     np.testing.assert_allclose(out, want, rtol=1e-6)
     assert rep.loads["A"].sum() == 4 * (3 + 2 + 3 + 3) + sum(min(j + 1, 3) for j in range(4))
+
+
+def test_shared_arrays_declared_with_keywords():
+    x = rng.random(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    rep = run(C.shared_by_keywords, 1, 32, [x, out])
+    assert kinds(rep) == {}
+    np.testing.assert_array_equal(out, x[::-1])

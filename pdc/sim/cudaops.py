@@ -98,8 +98,11 @@ def _alloc(kind):
     def make(b, e, sig, gets, kws, site, line, tgt):
         arr_t = sig.return_type
         dt = dtype_of(arr_t.dtype)
-        st = b.tm[e.args[0].name]
-        shape = _literal_shape(st, b.statics.get(e.args[0].name), site)
+        shape_var = e.args[0] if e.args else dict(e.kws).get("shape")  # shape=(16, 16)
+        if shape_var is None:
+            raise Unsupported(f"a shared or local array needs a shape ({site})")
+        st = b.tm[shape_var.name]
+        shape = _literal_shape(st, b.statics.get(shape_var.name), site)
         key = (id(b.prog), tgt, e)
         base = tgt.split(".")[0] if not tgt.startswith("$") else ""
 
