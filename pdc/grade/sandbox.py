@@ -52,7 +52,13 @@ def workspace() -> Iterator[Workspace]:
 
 
 def limits(timeout: float, gpu: bool = False):
-    """The function that sets the child's resource limits between fork and exec."""
+    """The function that sets the child's resource limits.
+
+    The child calls it first thing, before it reads its job (``run_child``'s boot line): a
+    ``preexec_fn`` would make the grader fork while its other threads may be inside
+    OpenBLAS, whose fork handler stops its worker threads under a running matrix product
+    and leaves that thread spinning forever.
+    """
 
     def apply():
         import resource
@@ -80,7 +86,9 @@ def child_env(gpu: bool) -> dict:
 def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
     """Run pdc.grade.child on ``job`` under limits; returns "" or why it stopped early."""
     boot = (
-        f"import sys; sys.path.insert(0, {_PDC_ROOT!r}); from pdc.grade.child import main; main()"
+        f"import sys; sys.path.insert(0, {_PDC_ROOT!r}); "
+        f"from pdc.grade.sandbox import limits; limits({float(timeout)!r}, {bool(gpu)!r})(); "
+        "from pdc.grade.child import main; main()"
     )
     proc = subprocess.Popen(
         [sys.executable, "-I", "-c", boot],
@@ -89,7 +97,6 @@ def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
         stderr=subprocess.PIPE,
         cwd=cwd,
         env=child_env(gpu),
-        preexec_fn=limits(timeout, gpu),
         start_new_session=True,
     )
     try:
