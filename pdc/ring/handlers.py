@@ -221,7 +221,9 @@ class HandlerSpec:
         tree, constants, filename, _ = validate(function, req, rep, backends, st)
         return cls(name, req, rep, function, False, tree, constants, filename, st)
 
-    def build(self, select_impl: Any = select, math_impl: Any = math) -> Callable:
+    def build(
+        self, select_impl: Any = select, math_impl: Any = math, range_impl: Any = range
+    ) -> Callable:
         """Return the normalized handler as a new Python function.
 
         Args:
@@ -229,6 +231,8 @@ class HandlerSpec:
                 a CUDA device function, ``mx.where``...).
             math_impl: A namespace with every ``MATH_FUNCTIONS`` name (``math`` for numba
                 and numba.cuda; an object mapping to ``mlx.core`` functions for MLX).
+            range_impl: What ``range(...)`` of a ``for`` loop means (an engine that runs
+                the handler in Python may check for a stop request while it loops).
 
         Returns:
             ``handler(req, rep) -> error code`` (``handler(req, rep, state)`` with state);
@@ -240,6 +244,8 @@ class HandlerSpec:
         module = ast.Module(body=[self.tree], type_ignores=[])
         code = pyast.compile_tree(module, self.filename)
         namespace: dict[str, Any] = {SELECT_NAME: select_impl, MATH_NAME: math_impl}
+        if range_impl is not range:  # the validator refuses a global named range
+            namespace["range"] = range_impl
         namespace.update(self.constants)
         exec(code, namespace)
         return namespace[self.name]

@@ -52,7 +52,11 @@ float32 there (MLX's CPU device keeps float64).
 from __future__ import annotations
 
 import ast
+import atexit
+import sys
 import threading
+import time
+import weakref
 from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 from typing import Any
@@ -86,11 +90,59 @@ from pdc.ring.protocol import (
     Rings,
     host_fence,
 )
+from pdc.ring.subset import constant_int
 
 __all__ = ["MetalEngine", "mlx_math"]
 
 DEFAULT_BATCH = 4096
 STATE_BATCH = 256  # most messages of a stateful kernel chained in one lazy MLX graph
+
+# Most operations (loop iterations times operations per iteration) a handler may trace for
+# ``mx.compile``: MLX 0.32.4 compiles a graph recursively, and a graph of 30,000 chained
+# additions overflowed a thread's stack (SIGSEGV; 10,000 compiled). Larger handlers run
+# uncompiled: MLX evaluates any graph size.
+COMPILE_MAX_OPS = 4096
+
+CHECK_TRIPS = 4096  # a handler's loop checks for a stop request this often (see _range)
+
+
+class _Stopped(Exception):
+    """Raised inside a handler's loop when the kernel was asked to stop (see _range)."""
+
+
+# Workers still running: the interpreter must not finalize under one (see _finish_workers).
+_RUNNING: weakref.WeakSet[MetalEngine] = weakref.WeakSet()
+
+
+@atexit.register
+def _finish_workers() -> None:
+    """At exit, ask every MLX worker to leave and wait until it has, however long.
+
+    An MLX evaluation cannot be interrupted, and a worker thread still inside one when the
+    interpreter finalizes ends the process with SIGSEGV (measured with MLX 0.32.4: a batch
+    of a handler looping 2**20 times, exited or terminated mid-batch). A worker checks
+    ``TERMINATE`` between batches, and a batch is bounded (handler loops are bounded at
+    definition), so this wait ends. Registered when this module is first imported, after
+    ``pdc.ring.runtime``'s hook, so it runs before it (atexit runs last-registered first).
+    """
+    engines = list(_RUNNING)
+    for engine in engines:
+        engine.rings.ctrl[TERMINATE] = 1  # what RingHost.request_terminate writes
+        engine.wake()
+    t0 = time.monotonic()
+    told = False
+    for engine in engines:
+        while not engine.join(1.0):
+            if not told:
+                told = True
+                print(
+                    f"[ring metal] waiting for kernel {engine.handler.name!r} to finish its "
+                    "MLX batch before the interpreter exits (an MLX evaluation cannot be "
+                    "interrupted)",
+                    file=sys.stderr,
+                )
+    if told:
+        print(f"[ring metal] stopped after {time.monotonic() - t0:.1f} s", file=sys.stderr)
 
 
 def mlx_math() -> Any:
@@ -169,6 +221,23 @@ def _mx_dtype(mx: Any, dt: np.dtype, gpu: bool = False) -> Any:
     return {"b": mx.bool_}.get(dt.kind) or getattr(mx, dt.name)
 
 
+def _traced_ops(handler: HandlerSpec) -> int:
+    """About how many MLX operations one call of the handler traces (loops unrolled)."""
+
+    def ops(nodes: list[ast.stmt], trips: int) -> int:
+        total = 0
+        for node in nodes:
+            if isinstance(node, ast.For):
+                bounds = [constant_int(a, handler.constants) or 0 for a in node.iter.args]  # type: ignore[attr-defined]
+                total += ops(node.body, trips * max(len(range(*bounds)), 1))
+                continue
+            exprs = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.BoolOp)
+            total += trips * sum(isinstance(n, exprs) for n in ast.walk(node))
+        return total
+
+    return 0 if handler.tree is None else ops(handler.tree.body, 1)
+
+
 class MetalEngine(Engine):
     """The ring loop as a host worker thread running the handler on batches with MLX.
 
@@ -212,7 +281,10 @@ class MetalEngine(Engine):
             self.batch = min(self.batch, STATE_BATCH)
         self._columns = self._column_readers()
         self.zero_copy_fields = [n for n, (zc, _) in self._columns.items() if zc]
-        self.compiled = bool(options.extra.get("compile", True))
+        self.traced_ops = _traced_ops(handler)
+        self.compiled = bool(options.extra.get("compile", True)) and (
+            self.traced_ops <= COMPILE_MAX_OPS
+        )
         self._batch_fn = self._batch_function()
         self._fn: Callable | None = None  # the worker's (compiled) batch function
 
@@ -279,7 +351,7 @@ class MetalEngine(Engine):
 
     def _batch_function(self) -> Callable:
         mx = self._mx
-        fn = self.handler.build(select_impl=mx.where, math_impl=mlx_math())
+        fn = self.handler.build(select_impl=mx.where, math_impl=mlx_math(), range_impl=self._range)
         req_names = self._req_names
         self.assigned = self._assigned_fields(fn)
         assigned = self.assigned
@@ -306,6 +378,23 @@ class MetalEngine(Engine):
             return (*res, *new)
 
         return batch
+
+    def _range(self, *bounds: int) -> Any:
+        """``range`` for the handler's loops: a long one stops when ``TERMINATE`` is set.
+
+        Graph building is Python, so a loop of a million trips takes seconds per batch; it
+        checks the flag every ``CHECK_TRIPS`` trips and abandons the batch (its messages
+        stay waiting: ``undelivered`` in the terminate report).
+        """
+        r = range(*bounds)
+        return r if len(r) <= CHECK_TRIPS else self._checked(r)
+
+    def _checked(self, r: range) -> Any:
+        ctrl = self.rings.ctrl
+        for n, i in enumerate(r):
+            if n % CHECK_TRIPS == 0 and ctrl[TERMINATE] != 0:
+                raise _Stopped
+            yield i
 
     def _state_type(self, name: str) -> Any:
         fields: Mapping[str, Any] = (self.handler.state or np.dtype([])).fields or {}
@@ -349,6 +438,7 @@ class MetalEngine(Engine):
         self._thread = threading.Thread(
             target=self._run, name=f"pdc-ring-metal-{self.handler.name}", daemon=True
         )
+        _RUNNING.add(self)
         self._thread.start()
 
     def _run(self) -> None:
@@ -370,11 +460,14 @@ class MetalEngine(Engine):
                         self._wake.wait(sleep)  # takes the wake-up: none is lost
                     nap = max(self.options.max_sleep, self.options.idle_nap)
                     sleep = min(sleep * 2, nap)
+        except _Stopped:  # asked to stop in the middle of a batch: it stays unhandled
+            self.rings.ctrl[STATE] = S_TERMINATING
         except BaseException as exc:  # reported by the runtime
             self.failure = exc
         finally:
             self._fn = None
             self.rings.ctrl[STATE] = S_TERMINATED
+            _RUNNING.discard(self)
 
     def _pass(self) -> int:
         """One pass of the protocol; returns messages handled or dropped, -1 on terminate."""
