@@ -87,7 +87,7 @@ def test_smallest_int_divided_by_minus_one_wraps_on_every_backend(engine, tmp_pa
         print(r.status[order].tolist())
         print(r.records[order].tolist())
         print(k.terminate().stopped)
-        """
+        """,
     )
     survived(out)
     status, records, stopped = out.stdout.strip().splitlines()[-3:]
@@ -110,7 +110,7 @@ def test_metal_terminate_with_a_long_loop_mid_batch_stops_cleanly(tmp_path):
         time.sleep(0.5)  # the worker is inside the batch
         report = k.terminate(timeout=60)
         print(report.stopped, sorted(report.undelivered) == ids.tolist(), k.engine.compiled)
-        """
+        """,
     )
     survived(out)
     # Stopped in the middle of its first batch: every message stays undelivered, and the
@@ -129,7 +129,7 @@ def test_metal_exit_with_a_long_loop_mid_batch_and_messages_in_flight(tmp_path):
         import time
         time.sleep(0.5)
         print("leaving")  # without terminate: the exit hooks stop the kernel
-        """
+        """,
     )
     survived(out)
     assert out.stdout.strip() == "leaving"
@@ -147,7 +147,7 @@ def test_metal_terminate_with_many_messages_in_flight(tmp_path):
         report = k.terminate(timeout=60)
         t = k.telemetry()
         print(report.stopped, len(report.undelivered) + t.processed == 5000)
-        """
+        """,
     )
     survived(out)
     assert out.stdout.split() == ["True", "True"]
