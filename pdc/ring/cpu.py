@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import numbers
 import platform
 import threading
 import traceback
@@ -233,6 +234,16 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
 
 
 # -- pure-Python mode -------------------------------------------------------------------
+def _status(code: Any, name: str) -> int:
+    """A Python handler's status as an int; anything but an integer raises TypeError."""
+    if isinstance(code, numbers.Integral):
+        return int(code)
+    raise TypeError(
+        f"[ring handler {name}] expected the status (the return value) an integer, got "
+        f"{type(code).__name__} {code!r} (it would be truncated)"
+    )
+
+
 def _state_arg(spec: HandlerSpec) -> np.ndarray:
     """The loop's state argument: a record of the state, else any 1-element array."""
     return np.zeros(1, np.int64 if spec.state is None else spec.state)
@@ -310,12 +321,13 @@ class CpuEngine(Engine):
         size = self.rings.req_slots.dtype.itemsize
         ids = self.rings.req_meta.reshape(-1, 2)[:, 0]
         buf = self.state_buf
+        name = self.handler.name
 
         def handle(req, rep, *state):
             saved = None if buf is None else buf.copy()
             try:
                 code = fn(req, rep, *state)
-                code = 0 if code is None else int(code)
+                code = 0 if code is None else _status(code, name)
             except Exception as exc:  # the handler's failure, reported to the caller
                 # Keyed by the message's correlation id (its slot's), not by order.
                 slot = (req.__array_interface__["data"][0] - base) // size

@@ -19,7 +19,8 @@ compiled as a device function with these device primitives:
   host-mapped memory, so no state space (``.global``) is claimed for them.
 * ``poll``: a relaxed load (``ld.relaxed.sys.u64``): the idle pass's one read of a head;
   ``fence``: ``fence.acq_rel.sys``, once, when a poll saw work; ``put``: the heartbeat's
-  relaxed store (``st.relaxed.sys.u64``), without a fence (see ``pdc.ring.loop`` for what an idle pass reads).
+  relaxed store (``st.relaxed.sys.u64``), without a fence (``pdc.ring.loop`` says what an
+  idle pass reads).
 * ``pause``: ``cuda.nanosleep`` between empty polls, longer as the loop stays idle.
 * ``nap``: the kernel's back-off when ``serve`` returns idle, doubling up to ``max_sleep``.
 

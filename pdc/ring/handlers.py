@@ -40,6 +40,7 @@ from pdc import pyast
 from pdc.ring.guards import guard_faults
 from pdc.ring.protocol import check_message_dtype
 from pdc.ring.state import check_state_dtype, localize
+from pdc.ring.status import float_status
 from pdc.ring.subset import (
     ALL_BACKENDS,
     MATH_CONSTANTS,
@@ -157,6 +158,17 @@ def validate(
         body.append(ast.Return(value=ast.Constant(0), lineno=fdef.end_lineno or fdef.lineno))
     new = copy.copy(fdef)  # keeps every field of this Python version's FunctionDef
     new.body = body
+    records = {ctx.req: req_dt, ctx.rep: rep_dt}
+    if st_dt is not None and ctx.st is not None:
+        records[ctx.st] = st_dt
+    bad = float_status(new, records, ctx.constants)
+    if bad is not None and bad.value is not None:
+        ctx.fail(
+            bad,
+            f"`return {ast.unparse(bad.value)}`: the status a handler returns must be an "
+            "integer (0 = ok, anything else an error code), got a float expression (a "
+            "status of 1.5 would be truncated to 1): compare, or return an int field",
+        )
     guard_faults(new, SELECT_NAME, rep_dt, st_dt)  # faults become error replies (FAULT)
     if st_dt is not None:
         localize(new, SELECT_NAME, st_dt)  # the state is stored back on success only
