@@ -158,7 +158,7 @@ def _compiled_client():
     from numba.extending import intrinsic
 
     from pdc.ring import protocol as p
-    from pdc.ring.cpu import load_acquire, store_release
+    from pdc.ring.atomics import load_acquire, store_release
 
     @intrinsic
     def cycles(typingctx):

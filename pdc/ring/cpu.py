@@ -27,18 +27,14 @@ from __future__ import annotations
 import ctypes
 import math
 import numbers
-import platform
 import threading
 import traceback
 from typing import Any
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
+from pdc.ring.atomics import load_acquire, release_fence, spin_hint, store_release
 from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.loop import Primitives, ignore_state, make_serve
@@ -54,71 +50,6 @@ __all__ = [
     "store_release",
 ]
 
-_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
-
-
-def _item_pointer(context, builder, aryty, ary, idx, idxty):
-    arr = context.make_array(aryty)(context, builder, ary)
-    i = context.cast(builder, idx, idxty, types.intp)
-    return cgutils.get_item_pointer(context, builder, aryty, arr, [i], wraparound=False)
-
-
-@intrinsic
-def load_acquire(typingctx, ary, idx):
-    """``ary[idx]`` as an LLVM ``load atomic acquire`` (int64 arrays)."""
-    if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
-        return None
-    sig = types.int64(ary, idx)
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1], idx)
-        return builder.load_atomic(ptr, "acquire", 8)
-
-    return sig, codegen
-
-
-@intrinsic
-def store_release(typingctx, ary, idx, value):
-    """``ary[idx] = value`` as an LLVM ``store atomic release`` (int64 arrays)."""
-    if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
-        return None
-    sig = types.void(ary, idx, value)
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1], idx)
-        val = context.cast(builder, args[2], value, types.int64)
-        builder.store_atomic(val, ptr, "release", 8)
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _fence_release(typingctx):
-    sig = types.void()
-
-    def codegen(context, builder, signature, args):
-        builder.fence("acq_rel")  # serves as the host's acquire and release fence
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _spin_hint(typingctx):
-    """The x86 ``pause`` instruction (kinder to the sibling hyperthread); else nothing."""
-    sig = types.void()
-
-    def codegen(context, builder, signature, args):
-        if _X86:
-            fnty = ir.FunctionType(ir.VoidType(), [])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.sse2.pause")
-            builder.call(fn, [])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
 _libc = ctypes.CDLL(None)
 _sched_yield = _libc.sched_yield
 _sched_yield.restype = ctypes.c_int
@@ -126,16 +57,6 @@ _sched_yield.argtypes = ()
 _usleep = _libc.usleep
 _usleep.restype = ctypes.c_int
 _usleep.argtypes = (ctypes.c_uint,)
-
-
-@numba.njit(nogil=True)
-def _release_fence_nb():
-    _fence_release()
-
-
-def release_fence() -> None:
-    """An acquire-release fence for host code on weakly ordered CPUs (around slot access)."""
-    _release_fence_nb()
 
 
 @numba.njit(nogil=True, inline="always")
@@ -177,7 +98,7 @@ def _make_pause(spin: int, yield_every: int, max_sleep_us: int):
             if yield_every > 0 and idle % yield_every == 0:
                 _sched_yield()
                 return 1
-            _spin_hint()
+            spin_hint()
             return 0
         if idle < 2 * spin:
             _sched_yield()

@@ -46,11 +46,10 @@ from typing import Any
 
 import numba
 import numpy as np
-from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from pdc.ring.cpu import _spin_hint
+from pdc.ring.atomics import ld, ld_acq, peek, poke, spin_hint, st, st_rel
 from pdc.ring.protocol import (
     D_CAP,
     D_CTRL,
@@ -89,103 +88,6 @@ MAX_FIELDS = 64
 # Polls of the reply head inside one call (a few microseconds) before the caller falls
 # back to the generic wait, which spins, yields and sleeps.
 POLLS = 20_000
-
-_I64 = ir.IntType(64)
-
-
-def _addr(context, builder, sig, args, i, llty):
-    a = context.cast(builder, args[i], sig.args[i], types.int64)
-    return builder.inttoptr(a, llty.as_pointer())
-
-
-@intrinsic
-def _ld(typingctx, addr):
-    """Plain int64 load from an address (words only this side writes)."""
-
-    def codegen(context, builder, sig, args):
-        return builder.load(_addr(context, builder, sig, args, 0, _I64))
-
-    return types.int64(addr), codegen
-
-
-@intrinsic
-def _ld_acq(typingctx, addr):
-    """int64 ``load atomic acquire`` from an address (words the other side publishes)."""
-
-    def codegen(context, builder, sig, args):
-        return builder.load_atomic(_addr(context, builder, sig, args, 0, _I64), "acquire", 8)
-
-    return types.int64(addr), codegen
-
-
-@intrinsic
-def _st(typingctx, addr, value):
-    """Plain int64 store to an address."""
-
-    def codegen(context, builder, sig, args):
-        val = context.cast(builder, args[1], sig.args[1], types.int64)
-        builder.store(val, _addr(context, builder, sig, args, 0, _I64))
-        return context.get_dummy_value()
-
-    return types.void(addr, value), codegen
-
-
-@intrinsic
-def _st_rel(typingctx, addr, value):
-    """int64 ``store atomic release`` to an address (publishes what was written before)."""
-
-    def codegen(context, builder, sig, args):
-        val = context.cast(builder, args[1], sig.args[1], types.int64)
-        builder.store_atomic(val, _addr(context, builder, sig, args, 0, _I64), "release", 8)
-        return context.get_dummy_value()
-
-    return types.void(addr, value), codegen
-
-
-def _poke_of(nbty: types.Type) -> Any:
-    """An intrinsic ``poke(addr, value)`` storing ``value`` as ``nbty`` at ``addr``."""
-
-    @intrinsic
-    def poke(typingctx, addr, value):
-        def codegen(context, builder, sig, args):
-            ptr = _addr(context, builder, sig, args, 0, context.get_data_type(nbty))
-            val = context.cast(builder, args[1], sig.args[1], nbty)
-            context.pack_value(builder, nbty, val, ptr)
-            return context.get_dummy_value()
-
-        return types.void(addr, value), codegen
-
-    return poke
-
-
-def _peek_of(nbty: types.Type) -> Any:
-    """An intrinsic ``peek(addr)`` loading an ``nbty`` from ``addr``."""
-
-    @intrinsic
-    def peek(typingctx, addr):
-        def codegen(context, builder, sig, args):
-            ptr = _addr(context, builder, sig, args, 0, context.get_data_type(nbty))
-            return context.unpack_value(builder, nbty, ptr)
-
-        return nbty(addr), codegen
-
-    return peek
-
-
-_POKE: dict[np.dtype, Any] = {}
-_PEEK: dict[np.dtype, Any] = {}
-
-
-def _poke(dt: np.dtype) -> Any:
-    if dt not in _POKE:
-        _POKE[dt] = _poke_of(numba.from_dtype(dt))
-    return _POKE[dt]
-
-
-def _peek(dt: np.dtype) -> Any:
-    if dt not in _PEEK:
-        _PEEK[dt] = _peek_of(numba.from_dtype(dt))
-    return _PEEK[dt]
 
 
 def _fields(dtype: np.dtype) -> Mapping[str, Any]:
@@ -246,15 +148,15 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
     """Python source of ``call`` for one pair of ring dtypes, and its namespace."""
     ns: dict[str, Any] = {
         "np": np,
-        "ld": _ld,
-        "ld_acq": _ld_acq,
-        "st": _st,
-        "st_rel": _st_rel,
-        "spin_hint": _spin_hint,
+        "ld": ld,
+        "ld_acq": ld_acq,
+        "st": st,
+        "st_rel": st_rel,
+        "spin_hint": spin_hint,
         "integral": _integral,
         "numeric": _numeric,
-        "poke_u8": _poke(np.dtype(np.uint8)),
-        "peek_u8": _peek(np.dtype(np.uint8)),
+        "poke_u8": poke(np.dtype(np.uint8)),
+        "peek_u8": peek(np.dtype(np.uint8)),
     }
     rq = fields_by_offset(req)
     rp = fields_by_offset(rep)
@@ -262,7 +164,7 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
     for i, name in enumerate(rp):
         dt = _fields(rep)[name][0]
         ns[f"R{i}"] = numba.from_dtype(dt)
-        ns[f"peek{i}"] = _peek(dt)
+        ns[f"peek{i}"] = peek(dt)
         zeros.append(f"R{i}(0)")
     zero = ", ".join(zeros)
     args = ", ".join(f"v{i}" for i in range(len(rq)))
@@ -273,7 +175,7 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
     ]
     for i, name in enumerate(rq):
         dt = _fields(req)[name][0]
-        ns[f"poke{i}"] = _poke(dt)
+        ns[f"poke{i}"] = poke(dt)
         src.append(_check(i, dt))
     src.append(
         "    if bad:\n"
