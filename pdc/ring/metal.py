@@ -10,24 +10,21 @@ tests run it). It keeps the protocol's counters exactly like the other engines.
 Per batch (up to ``extra["batch"]`` messages of one lane, high lane first, contiguous in
 both the request and the reply ring):
 
-* ``req`` is a namespace whose fields are ``mx.array`` columns, one element per message.
-  The rings are allocated in MLX-owned memory (``mx.zeros`` of bytes, evaluated, and handed
-  to the protocol as the NumPy view ``np.asarray(memoryview(buffer))``: on Apple Silicon
-  that is unified memory the GPU reads directly). A request column is a strided MLX view of
-  that buffer (``buffer.view(dtype).reshape(slots, words)[rows, column]``), so the host's
-  request writes are read in place, with no copy, when the field is naturally aligned (its
-  offset and the record size are multiples of its size); other fields are copied, and so
-  are float64 fields on the Metal GPU, converted to float32 on the host.
+* ``req`` is a namespace whose fields are ``mx.array`` columns, one element per message,
+  read in place from the rings in MLX memory where the field is aligned
+  (``pdc.ring.mlx_memory``).
 * ``rep`` collects the fields the handler assigns; unassigned ones stay 0.
 * ``select`` is ``mx.where`` and ``math.*`` the ``mlx.core`` function of the same meaning
   (``pdc.ring.handlers.MATH_FUNCTIONS``); the validator refuses ``if``, ``and``/``or`` and
   ternaries, which are not elementwise.
 * The handler's return value may be an array: one error code per message.
 * The batch function is compiled with ``mx.compile(shapeless=True)`` (one fused graph for
-  any batch size; ``extra={"compile": False}`` turns that off). The worker thread compiles
-  it and drops it before it ends: with MLX 0.32.4, a compiled function that outlived the
-  thread that ran it made the interpreter abort at exit ("terminate called without an
-  active exception") in about one run in two here.
+  any batch size; ``extra={"compile": False}`` turns that off, and so does a handler too
+  large to compile: ``pdc.ring.mlx_batch.COMPILE_MAX_OPS``). The worker thread compiles it
+  and drops it before it ends: with MLX 0.32.4, a compiled function that outlived the
+  thread that ran it made the interpreter abort at exit in about one run in two here.
+* A handler's loop checks for a stop request every ``CHECK_TRIPS`` trips, and the
+  interpreter waits at exit for a worker still inside a batch (``_finish_workers``).
 * Results are evaluated, then copied into the reply ring from NumPy views of the MLX
   results (one copy per reply field), and only then published.
 
@@ -51,7 +48,6 @@ float32 there (MLX's CPU device keeps float64).
 
 from __future__ import annotations
 
-import ast
 import atexit
 import sys
 import threading
@@ -64,7 +60,18 @@ from typing import Any
 import numpy as np
 
 from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
-from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec, MlxMath
+from pdc.ring.handlers import HandlerSpec
+from pdc.ring.mlx_batch import (
+    COMPILE_MAX_OPS,
+    Reply,
+    State,
+    assigned_fields,
+    mlx_dtype,
+    mlx_math,
+    own_stream,
+    traced_ops,
+)
+from pdc.ring.mlx_memory import column_readers, mlx_alloc
 from pdc.ring.protocol import (
     ACTIVE,
     DISP_DROPPED,
@@ -90,18 +97,11 @@ from pdc.ring.protocol import (
     Rings,
     host_fence,
 )
-from pdc.ring.subset import constant_int
 
 __all__ = ["MetalEngine", "mlx_math"]
 
 DEFAULT_BATCH = 4096
 STATE_BATCH = 256  # most messages of a stateful kernel chained in one lazy MLX graph
-
-# Most operations (loop iterations times operations per iteration) a handler may trace for
-# ``mx.compile``: MLX 0.32.4 compiles a graph recursively, and a graph of 30,000 chained
-# additions overflowed a thread's stack (SIGSEGV; 10,000 compiled). Larger handlers run
-# uncompiled: MLX evaluates any graph size.
-COMPILE_MAX_OPS = 4096
 
 CHECK_TRIPS = 4096  # a handler's loop checks for a stop request this often (see _range)
 
@@ -143,99 +143,6 @@ def _finish_workers() -> None:
                 )
     if told:
         print(f"[ring metal] stopped after {time.monotonic() - t0:.1f} s", file=sys.stderr)
-
-
-def mlx_math() -> Any:
-    """The ``math`` namespace for handlers on MLX: ``math.<name>`` -> ``mlx.core`` function.
-
-    Raises:
-        TypeError: naming the metal backend and the function, for a ``math`` function with
-            no MLX equivalent (the handler validator refuses those earlier).
-    """
-    return _StrictMath(MlxMath())
-
-
-class _StrictMath:
-    def __init__(self, impl: Any) -> None:
-        self._impl = impl
-
-    def __getattr__(self, name: str) -> Any:
-        if name in MATH_FUNCTIONS:
-            return getattr(self._impl, name)
-        raise TypeError(
-            f"[ring metal] math.{name} has no MLX equivalent on the metal backend (supported: "
-            f"{', '.join(sorted(MATH_FUNCTIONS))})"
-        )
-
-
-class _State:
-    """The state record of one message: ``state["f"]`` reads and writes (see localize)."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.values = values
-
-    def __getitem__(self, name: str) -> Any:
-        return self.values[name]
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        self.values[name] = value
-
-
-class _Reply:
-    """Collects the fields a handler assigns (``rep.y = ...``); unassigned ones read as 0."""
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        object.__setattr__(self, "_names", names)
-        object.__setattr__(self, "values", {})
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name not in self._names:
-            raise AttributeError(f"[ring metal] the reply has no field {name!r}")
-        self.values[name] = value
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self._names:
-            return self.values.get(name, 0)
-        raise AttributeError(f"[ring metal] the reply has no field {name!r}")
-
-
-_LOCAL = threading.local()
-
-
-def _own_stream(mx: Any) -> Any:
-    """``mx.stream(...)`` of this thread's own stream on the default device.
-
-    MLX streams belong to the thread that made them (a new thread has no default stream),
-    so the worker, and any thread that allocates rings, makes its own.
-    """
-    stream = getattr(_LOCAL, "stream", None)
-    if stream is None:
-        stream = _LOCAL.stream = mx.new_stream(mx.default_device())
-    return mx.stream(stream)
-
-
-def _mx_dtype(mx: Any, dt: np.dtype, gpu: bool = False) -> Any:
-    """The MLX dtype a field is computed in (float32 for float64 on the Metal GPU)."""
-    if gpu and dt == np.float64:
-        return mx.float32
-    return {"b": mx.bool_}.get(dt.kind) or getattr(mx, dt.name)
-
-
-def _traced_ops(handler: HandlerSpec) -> int:
-    """About how many MLX operations one call of the handler traces (loops unrolled)."""
-
-    def ops(nodes: list[ast.stmt], trips: int) -> int:
-        total = 0
-        for node in nodes:
-            if isinstance(node, ast.For):
-                bounds = [constant_int(a, handler.constants) or 0 for a in node.iter.args]  # type: ignore[attr-defined]
-                total += ops(node.body, trips * max(len(range(*bounds)), 1))
-                continue
-            exprs = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.BoolOp)
-            total += trips * sum(isinstance(n, exprs) for n in ast.walk(node))
-        return total
-
-    return 0 if handler.tree is None else ops(handler.tree.body, 1)
 
 
 class MetalEngine(Engine):
@@ -281,7 +188,7 @@ class MetalEngine(Engine):
             self.batch = min(self.batch, STATE_BATCH)
         self._columns = self._column_readers()
         self.zero_copy_fields = [n for n, (zc, _) in self._columns.items() if zc]
-        self.traced_ops = _traced_ops(handler)
+        self.traced_ops = traced_ops(handler)
         self.compiled = bool(options.extra.get("compile", True)) and (
             self.traced_ops <= COMPILE_MAX_OPS
         )
@@ -292,62 +199,10 @@ class MetalEngine(Engine):
     @classmethod
     def allocator(cls, options: EngineOptions) -> Callable[[tuple[int, ...], Any], np.ndarray]:
         """``alloc(shape, dtype)``: zeroed MLX-owned memory, returned as a writable NumPy view."""
-        import mlx.core as mx
-
-        def alloc(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-            dt = np.dtype(dtype)
-            nbytes = int(np.prod(shape)) * dt.itemsize
-            with _own_stream(mx):
-                buf = mx.zeros((max(nbytes, 1),), dtype=mx.uint8)
-                mx.eval(buf)
-            # The view keeps ``buf`` alive (view -> memoryview -> buf).
-            # mx.array exports the C buffer protocol, but its stubs declare no __buffer__.
-            view = memoryview(buf)  # type: ignore[arg-type]
-            return np.asarray(view)[:nbytes].view(dt).reshape(shape)
-
-        return alloc
-
-    @staticmethod
-    def _mlx_buffer(arr: np.ndarray) -> Any:
-        """The MLX array whose memory ``arr`` views, or None for ordinary NumPy memory."""
-        base: Any = arr
-        while base is not None and not isinstance(base, memoryview):
-            base = getattr(base, "base", None)
-        obj = getattr(base, "obj", None)
-        return obj if type(obj).__module__.startswith("mlx") else None
+        return mlx_alloc
 
     def _column_readers(self) -> dict[str, tuple[bool, Callable[[int, int, int], Any]]]:
-        """Per request field: (zero_copy, read(lane, start, n) -> mx.array of n values)."""
-        mx, slots = self._mx, self.rings.req_slots
-        buf = self._mlx_buffer(slots)
-        rows = slots.shape[0] * slots.shape[1]
-        cap = slots.shape[1]
-        size = slots.dtype.itemsize
-        out: dict[str, tuple[bool, Callable[[int, int, int], Any]]] = {}
-        fields: Mapping[str, Any] = slots.dtype.fields or {}  # structured: never None
-        for name in self._req_names:
-            fdt, offset = fields[name][:2]
-            mdt = _mx_dtype(mx, fdt, self._gpu)
-            cast = mdt != _mx_dtype(mx, fdt)  # float64 on the Metal GPU, which has none
-            aligned = offset % fdt.itemsize == 0 and size % fdt.itemsize == 0
-            if buf is not None and aligned and not cast:
-                words = size // fdt.itemsize
-                col = offset // fdt.itemsize
-
-                def read_view(lane, start, n, mdt=mdt, words=words, col=col):
-                    r0 = lane * cap + start
-                    return buf.view(mdt).reshape(rows, words)[r0 : r0 + n, col]
-
-                out[name] = (True, read_view)
-            else:
-                field = slots[name]
-
-                def read_copy(lane, start, n, field=field, mdt=mdt):
-                    v = np.ascontiguousarray(field[lane, start : start + n])
-                    return mx.array(v, dtype=mdt)  # (float64 would become float32 by default)
-
-                out[name] = (False, read_copy)
-        return out
+        return column_readers(self._mx, self.rings.req_slots, self._req_names, self._gpu)
 
     def _batch_function(self) -> Callable:
         mx = self._mx
@@ -362,9 +217,9 @@ class MetalEngine(Engine):
         def batch(*args):
             # args: one column per request field, then (with state) one array per field.
             req = SimpleNamespace(**dict(zip(req_names, args[:nreq], strict=True)))
-            rep = _Reply(self._rep_names)
+            rep = Reply(self._rep_names)
             if st_names:
-                state = _State(dict(zip(st_names, args[nreq:], strict=True)))
+                state = State(dict(zip(st_names, args[nreq:], strict=True)))
                 code = fn(req, rep, state)
                 new = [
                     mx.broadcast_to(mx.array(state[n], dtype=t), (1,))
@@ -398,7 +253,7 @@ class MetalEngine(Engine):
 
     def _state_type(self, name: str) -> Any:
         fields: Mapping[str, Any] = (self.handler.state or np.dtype([])).fields or {}
-        return _mx_dtype(self._mx, fields[name][0], self._gpu)
+        return mlx_dtype(self._mx, fields[name][0], self._gpu)
 
     def write_state(self, values: np.ndarray) -> None:
         """Replace the state (the worker reloads its MLX arrays before the next message)."""
@@ -406,23 +261,10 @@ class MetalEngine(Engine):
         self._mx_state = None  # the loop does not serve now (see RingKernel.reset_state)
 
     def _assigned_fields(self, fn: Callable) -> tuple[str, ...]:
-        """The reply fields the handler assigns, read from its normalized source.
-
-        Handlers have no ``if`` on this backend, so every call assigns the same fields;
-        the handler is never run just to find them (a long loop would run once more).
-        """
         tree = self.handler.tree
         if tree is None:  # pragma: no cover - pure-Python handlers never reach this engine
             return self._rep_names
-        rep = tree.args.args[1].arg
-        names = {
-            t.attr
-            for node in ast.walk(tree)
-            if isinstance(node, (ast.Assign, ast.AugAssign))
-            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == rep
-        }
-        return tuple(n for n in self._rep_names if n in names)
+        return assigned_fields(tree, self._rep_names)
 
     @property
     def simulated(self) -> bool:
@@ -445,7 +287,7 @@ class MetalEngine(Engine):
         mx = self._mx
         sleep = 20e-6
         try:
-            with _own_stream(mx):
+            with own_stream(mx):
                 # Compiled here and released below, by this thread: a compiled function that
                 # outlives the thread that ran it can abort the interpreter at exit.
                 self._fn = mx.compile(self._batch_fn, shapeless=True) if self.compiled else None
