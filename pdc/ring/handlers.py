@@ -38,6 +38,7 @@ import numpy as np
 
 from pdc import pyast
 from pdc.ring.guards import guard_faults
+from pdc.ring.normalize import Ctx, Normalizer
 from pdc.ring.protocol import check_message_dtype
 from pdc.ring.state import check_state_dtype, localize
 from pdc.ring.status import float_status
@@ -47,9 +48,7 @@ from pdc.ring.subset import (
     MATH_FUNCTIONS,
     MATH_NAME,
     SELECT_NAME,
-    Ctx,
     HandlerError,
-    Normalizer,
     select,
 )
 
