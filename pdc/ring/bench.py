@@ -300,14 +300,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--idle-seconds", type=float, default=2.0, help="idle cost measured over (0: skip)"
     )
+    parser.add_argument(
+        "--launch-fields",
+        default="",
+        help="only time launches of kernels with these numbers of fields (e.g. 16,128,256)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    if args.launch_fields:
+        from pdc.ring.bench_launch import launch_times
+
+        fields = [int(f) for f in args.launch_fields.split(",") if f.strip()]
+        if not fields or min(fields) < 1:
+            parser.error(f"--launch-fields expected counts >= 1, got {args.launch_fields!r}")
+        print("\n".join(launch_times(backends, fields)))
+        return 0
     for opt in ("messages", "batch_messages", "batch", "sim_messages", "repeats"):
         if getattr(args, opt) < 1:
             parser.error(f"--{opt.replace('_', '-')} expected >= 1, got {getattr(args, opt)}")
     result = run(
-        [b.strip() for b in args.backends.split(",") if b.strip()],
+        backends,
         args.messages,
         args.batch_messages,
         args.batch,
