@@ -233,7 +233,7 @@ def _try_push(
         corr = kernel._next
         if kernel.host.free(lane) <= 0:
             return 0
-        kernel._check_values(values, op)
+        kernel._format.check_values(values, op)
         kernel._next = corr + 1
         if reserve is not None:  # before it is published
             reserve[0] = corr

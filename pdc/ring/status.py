@@ -50,17 +50,17 @@ class _Kinds:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             dtype = self.records.get(node.value.id)
             if dtype is not None and dtype.fields and node.attr in dtype.fields:
-                kind = dtype.fields[node.attr][0].kind
-                return "i" if kind in "iu" else kind if kind in "bf" else None
+                code: str = dtype.fields[node.attr][0].kind
+                return "i" if code in "iu" else code if code in "bf" else None
             return "f" if node.value.id == MATH_NAME else None  # math.pi, math.e...
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Div):
                 return "f"
             if isinstance(node.op, ast.Pow):
                 return None
-            kind = _join(self.of(node.left), self.of(node.right))
+            joined = _join(self.of(node.left), self.of(node.right))
             bitwise = (ast.BitAnd, ast.BitOr, ast.BitXor)
-            return kind if kind != "b" or isinstance(node.op, bitwise) else "i"
+            return joined if joined != "b" or isinstance(node.op, bitwise) else "i"
         if isinstance(node, ast.UnaryOp):
             return "b" if isinstance(node.op, ast.Not) else self.of(node.operand)
         if isinstance(node, ast.Compare):
