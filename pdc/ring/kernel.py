@@ -355,27 +355,8 @@ class RingKernel(Sending, Receiving):
             self.engine.write_state(record)
 
     # -- asyncio ------------------------------------------------------------------------
-    async def send_async(
-        self, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any
-    ) -> int:
-        """``send`` that awaits (instead of blocking the thread) while the queue is full."""
-        return await aio.send_async(self, message, priority=priority, **fields)
-
-    async def receive_async(self, timeout: float | None = None) -> Any:
-        """``receive`` that awaits, letting other tasks run while no reply is ready."""
-        return await aio.receive_async(self, timeout)
-
-    async def call_async(
-        self,
-        message: Any = None,
-        /,
-        *,
-        timeout: float | None = None,
-        check: bool = True,
-        priority: Any = NORMAL,
-        **fields: Any,
-    ) -> Any:
-        """``call`` for asyncio code (one poller per event loop serves every awaiting call)."""
-        return await aio.call_async(
-            self, message, timeout=timeout, check=check, priority=priority, **fields
-        )
+    # The coroutine functions themselves, not wrappers: a wrapper would create the inner
+    # coroutine in its own frame, where Ctrl-C could drop it before it was awaited.
+    send_async = aio.send_async
+    receive_async = aio.receive_async
+    call_async = aio.call_async
