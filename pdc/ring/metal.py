@@ -24,7 +24,7 @@ both the request and the reply ring):
   and drops it before it ends: with MLX 0.32.4, a compiled function that outlived the
   thread that ran it made the interpreter abort at exit in about one run in two here.
 * A handler's loop checks for a stop request every ``CHECK_TRIPS`` trips, and the
-  interpreter waits at exit for a worker still inside a batch (``_finish_workers``).
+  interpreter waits at exit for a worker still inside a batch (``pdc.ring.exit_wait``).
 * Results are evaluated, then copied into the reply ring from NumPy views of the MLX
   results (one copy per reply field), and only then published.
 
@@ -48,17 +48,14 @@ float32 there (MLX's CPU device keeps float64).
 
 from __future__ import annotations
 
-import atexit
-import sys
 import threading
-import time
-import weakref
 from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from pdc.ring import exit_wait
 from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.mlx_batch import (
@@ -108,41 +105,6 @@ CHECK_TRIPS = 4096  # a handler's loop checks for a stop request this often (see
 
 class _Stopped(Exception):
     """Raised inside a handler's loop when the kernel was asked to stop (see _range)."""
-
-
-# Workers still running: the interpreter must not finalize under one (see _finish_workers).
-_RUNNING: weakref.WeakSet[MetalEngine] = weakref.WeakSet()
-
-
-@atexit.register
-def _finish_workers() -> None:
-    """At exit, ask every MLX worker to leave and wait until it has, however long.
-
-    An MLX evaluation cannot be interrupted, and a worker thread still inside one when the
-    interpreter finalizes ends the process with SIGSEGV (measured with MLX 0.32.4: a batch
-    of a handler looping 2**20 times, exited or terminated mid-batch). A worker checks
-    ``TERMINATE`` between batches, and a batch is bounded (handler loops are bounded at
-    definition), so this wait ends. Registered when this module is first imported, after
-    ``pdc.ring.runtime``'s hook, so it runs before it (atexit runs last-registered first).
-    """
-    engines = list(_RUNNING)
-    for engine in engines:
-        engine.rings.ctrl[TERMINATE] = 1  # what RingHost.request_terminate writes
-        engine.wake()
-    t0 = time.monotonic()
-    told = False
-    for engine in engines:
-        while not engine.join(1.0):
-            if not told:
-                told = True
-                print(
-                    f"[ring metal] waiting for kernel {engine.handler.name!r} to finish its "
-                    "MLX batch before the interpreter exits (an MLX evaluation cannot be "
-                    "interrupted)",
-                    file=sys.stderr,
-                )
-    if told:
-        print(f"[ring metal] stopped after {time.monotonic() - t0:.1f} s", file=sys.stderr)
 
 
 class MetalEngine(Engine):
@@ -280,7 +242,7 @@ class MetalEngine(Engine):
         self._thread = threading.Thread(
             target=self._run, name=f"pdc-ring-metal-{self.handler.name}", daemon=True
         )
-        _RUNNING.add(self)
+        exit_wait.hold(self)
         self._thread.start()
 
     def _run(self) -> None:
@@ -309,7 +271,7 @@ class MetalEngine(Engine):
         finally:
             self._fn = None
             self.rings.ctrl[STATE] = S_TERMINATED
-            _RUNNING.discard(self)
+            exit_wait.release(self)
 
     def _pass(self) -> int:
         """One pass of the protocol; returns messages handled or dropped, -1 on terminate."""
