@@ -1,8 +1,8 @@
 """The asyncio side of a ring kernel: send_async, receive_async, call_async.
 
 Per event loop and kernel, one ``Port``: a single poller task reads the reply ring for
-every awaiting call and resolves their futures, and async senders take turns (``Turns``),
-so a thousand tasks awaiting one kernel cost one poll at a time, backing
+every awaiting call and resolves their futures, and async senders take turns (an
+``asyncio.Lock``), so a thousand tasks awaiting one kernel cost one poll at a time, backing
 off to 1 ms, and never starve the threads that run a simulated device. A kernel may be
 used from several event loops and threads at once (each loop has its own port). The
 internal steps never leave a coroutine "never awaited" when Ctrl-C lands between creating
@@ -15,7 +15,7 @@ import asyncio
 import collections
 from typing import TYPE_CHECKING, Any
 
-from pdc.ring.aio_steps import Turns, first_done, sleep, steps
+from pdc.ring.aio_steps import first_done, steps
 from pdc.ring.args import seconds_arg
 from pdc.ring.protocol import BLOCKED, D_SENDING, NORMAL, REJECTED, RingStateError
 from pdc.ring.replies import Reply
@@ -35,7 +35,7 @@ class Port:
         self.by_id: dict[int, asyncio.Future] = {}
         self.any: collections.deque[asyncio.Future] = collections.deque()
         self.task: asyncio.Task | None = None
-        self.send_turn = Turns()
+        self.send_turn = asyncio.Lock()
         self.seen = -1  # the stash version last scanned for awaited ids
 
     def start(self) -> None:
@@ -110,7 +110,7 @@ class Port:
                 n = self._deliver()
             if n:
                 delay = 0.0
-                yield from sleep(0)
+                yield  # asyncio.sleep(0): one turn of the loop, with no coroutine to drop
                 continue
             if k.backpressure == "drop_oldest" and self.by_id:
                 self._drop_check()
@@ -120,7 +120,7 @@ class Port:
                 self._fail_all()
                 return
             delay = async_delay(delay)
-            yield from sleep(delay)
+            yield from asyncio.sleep(delay).__await__()
 
     def _waiting(self) -> bool:
         """True while a future waits (done ones are dropped here)."""
@@ -202,9 +202,11 @@ def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | Non
     if kernel.backpressure != "block":
         return kernel._send_one(lane, values, reserve, op)
     port = _port(kernel)
-    held = [False]
+    turn = port.send_turn
+    held = False
     try:
-        yield from port.send_turn.acquire(held)
+        yield from turn.acquire().__await__()
+        held = True  # no signal check between the acquire's end and this store
         waiter = Waiter(kernel.block_timeout, 0)
         delay, counted = 0.0, False
         while True:
@@ -223,10 +225,10 @@ def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | Non
             kernel._drain()
             kernel.engine.wake()
             delay = async_delay(delay)
-            yield from sleep(delay)
+            yield from asyncio.sleep(delay).__await__()
     finally:
-        if held[0]:
-            port.send_turn.release()
+        if held:
+            turn.release()
 
 
 def _try_push(

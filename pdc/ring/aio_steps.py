@@ -4,22 +4,25 @@ A coroutine object that is created and then dropped before its first step makes 
 warn ("RuntimeWarning: coroutine ... was never awaited"). Ctrl-C can land exactly there:
 CPython checks for signals right after a call returns, before its result is stored or
 awaited. So the internal steps of ``pdc.ring.aio`` are plain generators wrapped in
-``Steps`` (a ``collections.abc.Coroutine``, so a task can run one and ``await`` takes one),
-and they wait on futures only (``sleep``, ``first_done``, ``Turns``) instead of
-``asyncio.sleep``, ``asyncio.wait`` or ``asyncio.Lock``, whose coroutines would warn. A
-generator dropped before it started says nothing. The public ``*_async`` functions stay
+``Steps`` (a ``collections.abc.Coroutine``, so a task can run one and ``await`` takes one):
+a generator dropped before it started says nothing. The public ``*_async`` functions stay
 ordinary coroutines: a caller who forgets ``await`` is still warned.
+
+``first_done`` replaces ``asyncio.wait``. What is left: the steps still wait with asyncio's
+own ``sleep`` and ``Lock``, whose coroutines are created in a step's frame and can be
+dropped there. Waiting on futures with callbacks of our own instead made an interrupt
+inside such a callback (run by the event loop) lose its wake-up and hang the loop, so
+asyncio keeps those.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import functools
-from collections.abc import Callable, Coroutine, Generator, Iterable
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
-__all__ = ["Steps", "Turns", "first_done", "sleep", "steps"]
+__all__ = ["Steps", "first_done", "steps"]
 
 
 class Steps(Coroutine):
@@ -57,79 +60,38 @@ def steps(genfunc: Callable[..., Generator[Any, Any, Any]]) -> Callable[..., Ste
     return make
 
 
-def _resolve(fut: asyncio.Future, *_: Any) -> None:
-    if not fut.done():
-        fut.set_result(None)
+_WOKEN = "pdc.ring: woken"  # the cancel message of a waiter ended by first_done itself
 
 
 @steps
-def sleep(delay: float) -> Generator[Any, Any, None]:
-    """``asyncio.sleep(delay)`` on a future (``delay <= 0``: one turn of the loop)."""
-    if delay <= 0:
-        yield  # a bare yield: the task runs again on the loop's next turn
-        return
-    loop = asyncio.get_running_loop()
-    fut = loop.create_future()
-    handle = loop.call_later(delay, _resolve, fut)
-    try:
-        yield from fut
-    finally:
-        handle.cancel()
+def first_done(futures: tuple[Any, ...], timeout: float | None) -> Generator[Any, Any, None]:
+    """Wait until one of ``futures`` is done or ``timeout`` s passed (``asyncio.wait`` with
+    ``FIRST_COMPLETED``, without its coroutine).
 
-
-@steps
-def first_done(futures: Iterable[asyncio.Future], timeout: float | None) -> Generator:
-    """Wait until one of ``futures`` is done or ``timeout`` s passed (``asyncio.wait``'s
-    ``FIRST_COMPLETED``, on a future of its own)."""
+    The wake-ups are C methods, never Python callbacks of ours (an interrupt inside one,
+    run by the event loop, would lose it): each future's done callback and the timer
+    cancel a waiter future with a message of their own, and that cancellation ends the
+    wait; a cancellation of the task (no such message) goes on as usual.
+    """
     loop = asyncio.get_running_loop()
     waiter = loop.create_future()
-    wake = functools.partial(_resolve, waiter)
-    watched = list(futures)
-    handle = None if timeout is None else loop.call_later(timeout, wake)
+    handle = None
     try:
-        for f in watched:
-            f.add_done_callback(wake)
+        for f in futures:
+            f.add_done_callback(waiter.cancel)  # called as cancel(f): f is the message
+        if timeout is not None:
+            handle = loop.call_later(timeout, waiter.cancel, _WOKEN)
         yield from waiter
+    except asyncio.CancelledError as exc:
+        woken = (
+            waiter.cancelled()
+            and exc.args
+            and (exc.args[0] is _WOKEN or any(exc.args[0] is f for f in futures))
+        )
+        if not woken:
+            raise
     finally:
         if handle is not None:
             handle.cancel()
-        for f in watched:
-            f.remove_done_callback(wake)
-
-
-class Turns:
-    """Tasks take turns, first come first served (``asyncio.Lock``, on futures only).
-
-    ``acquire(held)`` sets ``held[0]`` in the same step that the turn becomes the caller's,
-    so that ``finally: if held[0]: turns.release()`` never loses a turn to an interrupt.
-    """
-
-    def __init__(self) -> None:
-        self.busy = False
-        self.waiting: collections.deque[asyncio.Future] = collections.deque()
-
-    @steps
-    def acquire(self, held: list) -> Generator[Any, Any, None]:
-        if not self.busy and not self.waiting:
-            held[0] = self.busy = True
-            return
-        fut = asyncio.get_running_loop().create_future()
-        self.waiting.append(fut)
-        try:
-            yield from fut
-        except BaseException:
-            if fut.done() and not fut.cancelled():  # handed the turn, then left: pass it on
-                self.release()
-            elif fut in self.waiting:
-                self.waiting.remove(fut)
-            raise
-        held[0] = True  # release() handed the turn over (busy stayed True)
-
-    def release(self) -> None:
-        """End the caller's turn: hand it to the first task still waiting, if any."""
-        while self.waiting:
-            fut = self.waiting.popleft()
-            if not fut.done():
-                fut.set_result(None)
-                return
-        self.busy = False
+        for f in futures:
+            f.remove_done_callback(waiter.cancel)
