@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from pdc.ring import HandlerError, RingKernelRuntime, ring_kernel
+from pdc.ring import HandlerError, RingKernelRuntime, ring_kernel, select
 from pdc.ring.engine import EngineOptions
 from pdc.ring.protocol import Rings
 
@@ -362,3 +362,39 @@ def test_bad_inputs_get_clear_errors_and_the_runtime_goes_on():
 def test_an_engine_with_burst_zero_cannot_be_built():
     with pytest.raises(ValueError, match="burst"):
         RingKernelRuntime(backend="cpu", options=EngineOptions(burst=0))
+
+
+def _halved(req, rep):
+    return req.f / 2  # 1.5 for f = 3: truncated to 1 before this was refused
+
+
+def _summed(req, rep):
+    total = 0
+    for _ in range(3):
+        total = total + req.f  # an int local widened to float by the loop
+    return total
+
+
+def _flagged(req, rep):
+    return select(req.f > 1.0, req.i // 2, 3)  # an int: accepted
+
+
+def test_a_float_status_is_refused_at_definition():
+    for fn, expr in ((_halved, "req.f / 2"), (_summed, "total")):
+        pattern = (
+            re.escape(f"`return {expr}`") + r".*the status a handler returns must be an integer"
+        )
+        with pytest.raises(HandlerError, match=pattern):
+            ring_kernel(request=REQ, reply=REP)(fn)
+    ring_kernel(request=REQ, reply=REP)(_flagged)
+
+
+def test_a_python_handler_returning_a_float_gets_an_error_reply():
+    def halved(req, rep):
+        return req.f / 2
+
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, python=True)(halved))
+        r = k.call(i=1, f=3.0, b=True, u=1, timeout=30, check=False)
+        assert r.status != 0
+        assert "expected the status (the return value) an integer, got float32" in r.error

@@ -264,7 +264,9 @@ def _missing_nvvm() -> str | None:
     return None
 
 
-def test_compiled_kernel_polls_with_acquire_loads_and_fences_before_publishing(cuda_engine):
+@pytest.fixture(scope="module")
+def kernel_ptx(cuda_engine) -> list[str]:
+    """The PTX of the real-GPU ring kernel of ``scale`` (sm_90), stripped, one per line."""
     missing = _missing_nvvm()
     if missing:
         pytest.skip(f"needs libNVVM and NVRTC to compile the kernel to PTX: {missing}")
@@ -278,7 +280,11 @@ def test_compiled_kernel_polls_with_acquire_loads_and_fences_before_publishing(c
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert "error" not in result, result.get("error")
-    lines = [ln.strip() for ln in result["ptx"].splitlines() if not ln.strip().startswith("//")]
+    return [ln.strip() for ln in result["ptx"].splitlines() if not ln.strip().startswith("//")]
+
+
+def test_compiled_kernel_polls_with_acquire_loads_and_fences_before_publishing(kernel_ptx):
+    lines = kernel_ptx
     loads = [i for i, ln in enumerate(lines) if ln.startswith("ld.acquire.sys.u64")]
     stores = [i for i, ln in enumerate(lines) if ln.startswith("st.volatile.u64")]
     # Generic addressing: the pointers the asm gets are generic, never claimed .global.
@@ -303,6 +309,76 @@ def test_compiled_kernel_polls_with_acquire_loads_and_fences_before_publishing(c
     labels = [i for i, ln in enumerate(lines) if ln.startswith("$L__")]
     assert any(i > labels[0] for i in loads)
     assert any(ln.startswith("nanosleep.u32") for ln in lines)
+
+
+def _blocks(lines: list[str]) -> tuple[list[list[str]], dict[int, list[int]]]:
+    """The kernel's basic blocks (split at labels and branches) and their successors."""
+    blocks: list[list[str]] = [[]]
+    for ln in lines:
+        if ln.endswith(":") and ln.startswith("$L__"):
+            blocks.append([ln])
+        else:
+            blocks[-1].append(ln)
+            if " bra" in f" {ln}" or ln.startswith(("ret;", "exit;")):
+                blocks.append([])
+    label = {b[0][:-1]: k for k, b in enumerate(blocks) if b and b[0].endswith(":")}
+    succ: dict[int, list[int]] = {}
+    for k, b in enumerate(blocks):
+        last = b[-1] if b else ""
+        out = []
+        if "bra" in last:
+            out.append(label[last.split()[-1].rstrip(";")])
+        unconditional = last.startswith(("bra", "ret;", "exit;"))
+        if not unconditional and k + 1 < len(blocks):
+            out.append(k + 1)
+        succ[k] = out
+    return blocks, succ
+
+
+def _host_loads(block: list[str]) -> list[str]:
+    """Loads that may read host memory: every ``ld`` but of parameters and local/shared."""
+    skip = ("ld.param", "ld.local", "ld.shared", "ld.const")
+    return [ln for ln in block if ln.startswith("ld.") and not ln.startswith(skip)]
+
+
+def test_an_idle_pass_reads_one_host_word_without_a_fence(kernel_ptx):
+    blocks, succ = _blocks(kernel_ptx)
+
+    def has(k, prefix):
+        return any(ln.startswith(prefix) for ln in blocks[k])
+
+    beat = [k for k in succ if has(k, "st.relaxed.sys.u64")]
+    assert len(beat) == 1, "one heartbeat store, relaxed (no fence)"
+    # The passes that read the control words (acquire loads: TERMINATE, ACTIVE, the drop
+    # floors; every CHECK_EVERY passes) and those that found work (one acquire fence, then
+    # the messages) are left out: what remains is the idle pass.
+    allowed = {k for k in succ if not has(k, "ld.acquire.sys") and not has(k, "fence.acq_rel")}
+    cycles: list[list[int]] = []
+
+    def walk(k, path):
+        for n in succ[k]:
+            if n == beat[0]:
+                cycles.append(path)
+            elif n in allowed and n not in path:
+                walk(n, [*path, n])
+
+    walk(beat[0], [beat[0]])
+    assert cycles, "no idle pass back to the heartbeat that skips the control words"
+    for cycle in cycles:
+        code = [ln for k in cycle for ln in blocks[k]]
+        loads = [ln for k in cycle for ln in _host_loads(blocks[k])]
+        # One word per pass (a lane's head, relaxed), none while deactivated.
+        assert len(loads) <= 1 and all(ln.startswith("ld.relaxed.sys.u64") for ln in loads), loads
+        assert not [ln for ln in code if ln.startswith(("membar", "fence"))]
+
+    def idle_pass(cycle):  # through the pause (nanosleep), reading one head
+        code = [ln for k in cycle for ln in blocks[k]]
+        loads = [ln for k in cycle for ln in _host_loads(blocks[k])]
+        return any(ln.startswith("nanosleep.u32") for ln in code) and len(loads) == 1
+
+    # (The walk is blind to conditions: it also follows paths no pass takes, such as a
+    # pass with work that skips the control words; they read no more than one word.)
+    assert any(idle_pass(c) for c in cycles)
 
 
 # -- real GPU only ---------------------------------------------------------------------

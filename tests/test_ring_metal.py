@@ -136,11 +136,11 @@ def test_pure_python_handlers_are_refused(metal_engine):
 
 
 def test_rings_live_in_mlx_memory(metal_engine):
-    from pdc.ring.metal import MetalEngine
+    from pdc.ring.mlx_memory import mlx_buffer
 
     options = EngineOptions(queue_size=8)
     rings = Rings.allocate(REQ, REP, 8, alloc=metal_engine.allocator(options))
-    buf = MetalEngine._mlx_buffer(rings.req_slots)
+    buf = mlx_buffer(rings.req_slots)
     assert type(buf).__module__.startswith("mlx")
     rings.req_slots["x"][0, 3] = 2.5  # a host store is seen by MLX, no copy
     import mlx.core as mx

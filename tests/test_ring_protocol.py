@@ -34,7 +34,16 @@ def store(ctrl, i, v):
     ctrl[i] = v
 
 
-SERVE = loop.make_serve(handler, load, store, lambda idle: None, burst=3)
+def pause(ctrl, idle):
+    return 0
+
+
+def nothing():
+    pass
+
+
+PRIMS = loop.Primitives(load, store, load, nothing, store, pause)
+SERVE = loop.make_serve(loop.ignore_state(handler), PRIMS, burst=3)
 
 
 def serve_once(rings):
@@ -46,7 +55,7 @@ def serve_once(rings):
         rings.rep_meta,
         rings.rep_slots.view(np.recarray),
     )
-    return SERVE(*arrays, 1)
+    return SERVE(*arrays, 1, np.zeros(1))
 
 
 def test_control_words_sit_on_their_own_cache_lines():

@@ -4,7 +4,9 @@ Per event loop and kernel, one ``Port``: a single poller task reads the reply ri
 every awaiting call and resolves their futures, and async senders take turns (an
 ``asyncio.Lock``), so a thousand tasks awaiting one kernel cost one poll at a time, backing
 off to 1 ms, and never starve the threads that run a simulated device. A kernel may be
-used from several event loops and threads at once (each loop has its own port).
+used from several event loops and threads at once (each loop has its own port). The
+internal steps never leave a coroutine "never awaited" when Ctrl-C lands between creating
+and awaiting it (``pdc.ring.aio_steps``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import collections
 from typing import TYPE_CHECKING, Any
 
+from pdc.ring.aio_steps import first_done, steps
 from pdc.ring.args import seconds_arg
 from pdc.ring.protocol import BLOCKED, D_SENDING, NORMAL, REJECTED, RingStateError
 from pdc.ring.replies import Reply
@@ -99,14 +102,15 @@ class Port:
                 except Exception as exc:
                     fut.set_exception(exc)
 
-    async def _poll(self) -> None:
+    @steps
+    def _poll(self):
         k, delay = self.kernel, 0.0
         while self._waiting():
             with k._recv_lock:
                 n = self._deliver()
             if n:
                 delay = 0.0
-                await asyncio.sleep(0)
+                yield  # asyncio.sleep(0): one turn of the loop, with no coroutine to drop
                 continue
             if k.backpressure == "drop_oldest" and self.by_id:
                 self._drop_check()
@@ -116,7 +120,7 @@ class Port:
                 self._fail_all()
                 return
             delay = async_delay(delay)
-            await asyncio.sleep(delay)
+            yield from asyncio.sleep(delay).__await__()
 
     def _waiting(self) -> bool:
         """True while a future waits (done ones are dropped here)."""
@@ -141,7 +145,8 @@ def _port(kernel: RingKernel) -> Port:
     return port
 
 
-async def _await(kernel: RingKernel, fut: asyncio.Future, timeout: float | None, what: str):
+@steps
+def _await(kernel: RingKernel, fut: asyncio.Future, timeout: float | None, what: str):
     """The reply ``fut`` resolves to; a reply it got but its awaiter never took goes back.
 
     A poller that stopped (an exception, Ctrl-C in its task) is started again.
@@ -157,7 +162,7 @@ async def _await(kernel: RingKernel, fut: asyncio.Future, timeout: float | None,
             port.start()
             poller = port.task
             assert poller is not None
-            await asyncio.wait((fut, poller), timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            yield from first_done((fut, poller), left)
             if poller.done() and not poller.cancelled():
                 poller.exception()  # seen here: the next turn starts a new poller
         reply = fut.result()
@@ -186,7 +191,8 @@ async def send_async(
     return await _send(kernel, values, lane, None)
 
 
-async def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | None) -> int:
+@steps
+def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | None):
     """Push one message, awaiting room; ``reserve``: its reply is kept for ``call_async``.
 
     The producer lock is taken by ``with`` when it looks free (an interrupt never leaves
@@ -196,7 +202,11 @@ async def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int]
     if kernel.backpressure != "block":
         return kernel._send_one(lane, values, reserve, op)
     port = _port(kernel)
-    async with port.send_turn:
+    turn = port.send_turn
+    held = False
+    try:
+        yield from turn.acquire().__await__()
+        held = True  # no signal check between the acquire's end and this store
         waiter = Waiter(kernel.block_timeout, 0)
         delay, counted = 0.0, False
         while True:
@@ -215,7 +225,10 @@ async def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int]
             kernel._drain()
             kernel.engine.wake()
             delay = async_delay(delay)
-            await asyncio.sleep(delay)
+            yield from asyncio.sleep(delay).__await__()
+    finally:
+        if held:
+            turn.release()
 
 
 def _try_push(
@@ -233,7 +246,7 @@ def _try_push(
         corr = kernel._next
         if kernel.host.free(lane) <= 0:
             return 0
-        kernel._check_values(values, op)
+        kernel._format.check_values(values, op)
         kernel._next = corr + 1
         if reserve is not None:  # before it is published
             reserve[0] = corr

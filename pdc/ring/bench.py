@@ -17,20 +17,18 @@ baseline p50 / ring p50 (how many times faster the ring answers).
 from __future__ import annotations
 
 import argparse
-import asyncio
-import functools
 import json
 import platform
-import queue
 import statistics
 import sys
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from pdc.ring.bench_baselines import _percentiles, asyncio_pingpong, simple_queue_pingpong
+from pdc.ring.bench_compiled import ring_compiled_client
 from pdc.ring.bench_report import format_report
 
 REQ = np.dtype([("x", np.float64)])
@@ -39,92 +37,6 @@ REP = np.dtype([("y", np.float64)])
 
 def double(req, rep):
     rep.y = req.x * 2.0
-
-
-def _percentiles(samples: list[float]) -> dict[str, float]:
-    a = np.asarray(samples) * 1e6
-    return {"p50_us": float(np.percentile(a, 50)), "p99_us": float(np.percentile(a, 99))}
-
-
-def simple_queue_pingpong(n: int) -> dict[str, float]:
-    """Round trips through two ``queue.SimpleQueue`` to a worker thread."""
-    q_in: queue.SimpleQueue = queue.SimpleQueue()
-    q_out: queue.SimpleQueue = queue.SimpleQueue()
-
-    def worker():
-        while True:
-            m = q_in.get()
-            if m is None:
-                return
-            q_out.put(m * 2.0)
-
-    th = threading.Thread(target=worker, daemon=True)
-    th.start()
-    for i in range(min(n, 200)):  # warm up
-        q_in.put(float(i))
-        q_out.get()
-    lat = []
-    clock = time.perf_counter
-    t_start = clock()
-    for i in range(n):
-        t0 = clock()
-        q_in.put(float(i))
-        q_out.get()
-        lat.append(clock() - t0)
-    total = clock() - t_start
-    q_in.put(None)
-    th.join()
-    return {**_percentiles(lat), "msgs_per_s": n / total}
-
-
-def asyncio_pingpong(n: int) -> dict[str, float]:
-    """Round trips through two ``asyncio.Queue`` to a server task on the same loop.
-
-    Inside a running event loop (a Jupyter kernel) it runs on a fresh loop in a helper
-    thread, since ``asyncio.run`` refuses to nest.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return _asyncio_pingpong(n)
-    out: list[dict[str, float]] = []
-    th = threading.Thread(target=lambda: out.append(_asyncio_pingpong(n)))
-    th.start()
-    th.join()
-    return out[0]
-
-
-def _asyncio_pingpong(n: int) -> dict[str, float]:
-
-    async def main():
-        q_in: asyncio.Queue = asyncio.Queue()
-        q_out: asyncio.Queue = asyncio.Queue()
-
-        async def server():
-            while True:
-                m = await q_in.get()
-                if m is None:
-                    return
-                q_out.put_nowait(m * 2.0)
-
-        task = asyncio.create_task(server())
-        for i in range(min(n, 200)):
-            q_in.put_nowait(float(i))
-            await q_out.get()
-        lat = []
-        clock = time.perf_counter
-        t_start = clock()
-        for i in range(n):
-            t0 = clock()
-            q_in.put_nowait(float(i))
-            await q_out.get()
-            lat.append(clock() - t0)
-        total = clock() - t_start
-        q_in.put_nowait(None)
-        await task
-        return {**_percentiles(lat), "msgs_per_s": n / total}
-
-    return asyncio.run(main())
 
 
 def ring_single(kernel: Any, n: int) -> dict[str, float]:
@@ -141,93 +53,6 @@ def ring_single(kernel: Any, n: int) -> dict[str, float]:
         lat.append(clock() - t0)
     total = clock() - t_start
     return {**_percentiles(lat), "msgs_per_s": n / total}
-
-
-@functools.cache
-def _compiled_client():
-    """A numba-compiled host client: the protocol's host side, one message at a time.
-
-    It shows the ring's own round trip, without the Python code of ``send``/``receive``.
-    Round trips are timed with the CPU cycle counter (x86: ``rdtsc``), converted to
-    seconds by calibrating against ``time.perf_counter`` over the whole run.
-    """
-    import numba
-    from llvmlite import ir
-    from numba import types
-    from numba.core import cgutils
-    from numba.extending import intrinsic
-
-    from pdc.ring import protocol as p
-    from pdc.ring.cpu import load_acquire, store_release
-
-    @intrinsic
-    def cycles(typingctx):
-        def codegen(context, builder, signature, args):
-            fnty = ir.FunctionType(ir.IntType(64), [])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.readcyclecounter")
-            return builder.call(fn, [])
-
-        return types.int64(), codegen
-
-    head, tail, lane = p.HEAD + p.LINE, p.TAIL + p.LINE, p.NORMAL
-    rep_head, rep_tail, submitted = p.REP_HEAD, p.REP_TAIL, p.SUBMITTED
-
-    @numba.njit(nogil=True)
-    def client(ctrl, req_meta, req_slots, rep_meta, rep_slots, first_corr, lat):
-        cap = req_meta.shape[1]
-        rcap = rep_meta.shape[0]
-        for m in range(lat.shape[0]):
-            t0 = cycles()
-            h = ctrl[head]
-            while h - load_acquire(ctrl, tail) >= cap:
-                pass
-            i = h % cap
-            req_slots[lane, i].x = float(m)
-            req_meta[lane, i, 0] = first_corr + m
-            req_meta[lane, i, 1] = 0
-            store_release(ctrl, head, h + 1)
-            store_release(ctrl, submitted, ctrl[submitted] + 1)
-            t = ctrl[rep_tail]
-            while load_acquire(ctrl, rep_head) <= t:
-                pass
-            j = t % rcap
-            ok = rep_meta[j, 0] == first_corr + m and rep_slots[j].y == 2.0 * m
-            rep_slots[j].y = 0.0  # consumed reply slots are zeroed (the only field)
-            store_release(ctrl, rep_tail, t + 1)
-            lat[m] = cycles() - t0
-            if not ok:
-                return m
-        return lat.shape[0]
-
-    @numba.njit
-    def now():
-        return cycles()
-
-    return client, now
-
-
-def ring_compiled_client(kernel: Any, n: int) -> dict[str, float] | None:
-    """Round trips from compiled code (x86 only: it needs a cycle counter)."""
-    if platform.machine().lower() not in ("x86_64", "amd64"):
-        return None
-    client, now = _compiled_client()
-    arrays = kernel.rings.arrays()
-    warm = np.zeros(min(n, 200), np.int64)
-    kernel._next += client(*arrays, kernel._next, warm)  # compile and warm up
-    kernel.received += len(warm)
-    lat = np.zeros(n, np.int64)
-    c0, t0 = now(), time.perf_counter()
-    done = client(*arrays, kernel._next, lat)
-    c1, t1 = now(), time.perf_counter()
-    kernel._next += done
-    kernel.received += done
-    if done != n:
-        raise RuntimeError(f"[bench compiled client] expected {n} matching replies, got {done}")
-    seconds_per_cycle = (t1 - t0) / (c1 - c0)
-    return {
-        **_percentiles((lat * seconds_per_cycle).tolist()),
-        "msgs_per_s": n / (t1 - t0),
-    }
 
 
 def ring_host_overhead(kernel: Any, n: int) -> dict[str, float]:
@@ -475,14 +300,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--idle-seconds", type=float, default=2.0, help="idle cost measured over (0: skip)"
     )
+    parser.add_argument(
+        "--launch-fields",
+        default="",
+        help="only time launches of kernels with these numbers of fields (e.g. 16,128,256)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    if args.launch_fields:
+        from pdc.ring.bench_launch import launch_times
+
+        fields = [int(f) for f in args.launch_fields.split(",") if f.strip()]
+        if not fields or min(fields) < 1:
+            parser.error(f"--launch-fields expected counts >= 1, got {args.launch_fields!r}")
+        print("\n".join(launch_times(backends, fields)))
+        return 0
     for opt in ("messages", "batch_messages", "batch", "sim_messages", "repeats"):
         if getattr(args, opt) < 1:
             parser.error(f"--{opt.replace('_', '-')} expected >= 1, got {getattr(args, opt)}")
     result = run(
-        [b.strip() for b in args.backends.split(",") if b.strip()],
+        backends,
         args.messages,
         args.batch_messages,
         args.batch,

@@ -26,23 +26,19 @@ from __future__ import annotations
 
 import ctypes
 import math
-import platform
+import numbers
 import threading
 import traceback
 from typing import Any
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
+from pdc.ring.atomics import load_acquire, release_fence, spin_hint, store_release
 from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import HandlerSpec
-from pdc.ring.loop import make_serve
+from pdc.ring.loop import Primitives, ignore_state, make_serve
 from pdc.ring.protocol import PY_EXCEPTION, S_TERMINATED, STATE, TERMINATE, Rings
-from pdc.ring.state import make_stateful_serve
 
 __all__ = [
     "PY_EXCEPTION",
@@ -54,71 +50,6 @@ __all__ = [
     "store_release",
 ]
 
-_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
-
-
-def _item_pointer(context, builder, aryty, ary, idx, idxty):
-    arr = context.make_array(aryty)(context, builder, ary)
-    i = context.cast(builder, idx, idxty, types.intp)
-    return cgutils.get_item_pointer(context, builder, aryty, arr, [i], wraparound=False)
-
-
-@intrinsic
-def load_acquire(typingctx, ary, idx):
-    """``ary[idx]`` as an LLVM ``load atomic acquire`` (int64 arrays)."""
-    if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
-        return None
-    sig = types.int64(ary, idx)
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1], idx)
-        return builder.load_atomic(ptr, "acquire", 8)
-
-    return sig, codegen
-
-
-@intrinsic
-def store_release(typingctx, ary, idx, value):
-    """``ary[idx] = value`` as an LLVM ``store atomic release`` (int64 arrays)."""
-    if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
-        return None
-    sig = types.void(ary, idx, value)
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1], idx)
-        val = context.cast(builder, args[2], value, types.int64)
-        builder.store_atomic(val, ptr, "release", 8)
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _fence_release(typingctx):
-    sig = types.void()
-
-    def codegen(context, builder, signature, args):
-        builder.fence("acq_rel")  # serves as the host's acquire and release fence
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _spin_hint(typingctx):
-    """The x86 ``pause`` instruction (kinder to the sibling hyperthread); else nothing."""
-    sig = types.void()
-
-    def codegen(context, builder, signature, args):
-        if _X86:
-            fnty = ir.FunctionType(ir.VoidType(), [])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.sse2.pause")
-            builder.call(fn, [])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
 _libc = ctypes.CDLL(None)
 _sched_yield = _libc.sched_yield
 _sched_yield.restype = ctypes.c_int
@@ -128,14 +59,14 @@ _usleep.restype = ctypes.c_int
 _usleep.argtypes = (ctypes.c_uint,)
 
 
-@numba.njit(nogil=True)
-def _release_fence_nb():
-    _fence_release()
+@numba.njit(nogil=True, inline="always")
+def _put(ctrl, i, v):
+    ctrl[i] = v
 
 
-def release_fence() -> None:
-    """An acquire-release fence for host code on weakly ordered CPUs (around slot access)."""
-    _release_fence_nb()
+@numba.njit(nogil=True, inline="always")
+def _no_fence():
+    pass  # the cpu loop polls with acquire loads already (a plain load on x86)
 
 
 @numba.njit(inline="always")
@@ -166,11 +97,13 @@ def _make_pause(spin: int, yield_every: int, max_sleep_us: int):
             # to another process for a whole time slice (round-trip p50 5 us -> 30 us).
             if yield_every > 0 and idle % yield_every == 0:
                 _sched_yield()
-            else:
-                _spin_hint()
-        elif idle < 2 * spin:
+                return 1
+            spin_hint()
+            return 0
+        if idle < 2 * spin:
             _sched_yield()
-        elif idle < 2 * spin + ladder or not nap(ctrl, NAP_MS):
+            return 1
+        if idle < 2 * spin + ladder or not nap(ctrl, NAP_MS):
             # Sleep in compiled code, without the GIL (a Python-level sleep would need the
             # GIL to wake up, and a host thread polling in Python holds it).
             k = (idle - 2 * spin) // 16
@@ -178,6 +111,7 @@ def _make_pause(spin: int, yield_every: int, max_sleep_us: int):
             if k < 16 and (20 << k) < max_sleep_us:
                 us = 20 << k
             _usleep(us)
+        return 1
 
     return pause
 
@@ -201,15 +135,16 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
     if loop is None:
         max_us = max(1, int(options.max_sleep * 1e6))
         pause = _make_pause(options.spin, max(0, options.yield_every), max_us)
-        make = make_serve if spec.state is None else make_stateful_serve
-        serve = make(compile_handler(spec), load_acquire, store_release, pause, options.burst)
-        loop = numba.njit(nogil=True)(serve)
+        handler = compile_handler(spec)
+        if spec.state is None:
+            handler = numba.njit(nogil=True, inline="always")(ignore_state(handler))
+        prims = Primitives(load_acquire, store_release, load_acquire, _no_fence, _put, pause)
+        loop = numba.njit(nogil=True)(make_serve(handler, prims, options.burst))
         # Compile now, on a throw-away ring that asks the loop to leave at once.
         dummy = Rings.allocate(spec.request, spec.reply, 1)
         dummy.ctrl[TERMINATE] = 1
-        state = () if spec.state is None else (np.zeros(1, spec.state),)
         try:
-            loop(*dummy.arrays(), 1, *state)
+            loop(*dummy.arrays(), 1, _state_arg(spec))
         except numba.core.errors.NumbaError as exc:
             raise TypeError(
                 f"[ring handler {spec.name}] numba cannot compile the handler for the cpu "
@@ -220,6 +155,25 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
 
 
 # -- pure-Python mode -------------------------------------------------------------------
+def _status(code: Any, name: str) -> int:
+    """A Python handler's status as an int; anything but an integer raises TypeError."""
+    if isinstance(code, numbers.Integral):
+        return int(code)
+    raise TypeError(
+        f"[ring handler {name}] expected the status (the return value) an integer, got "
+        f"{type(code).__name__} {code!r} (it would be truncated)"
+    )
+
+
+def _state_arg(spec: HandlerSpec) -> np.ndarray:
+    """The loop's state argument: a record of the state, else any 1-element array."""
+    return np.zeros(1, np.int64 if spec.state is None else spec.state)
+
+
+def _py_no_fence() -> None:
+    pass
+
+
 def _py_load(ctrl, i):
     return int(ctrl[i])
 
@@ -247,13 +201,16 @@ class CpuEngine(Engine):
         self._sleeping = False
         self.errors: dict[int, str] = {}  # correlation id -> text of the handler's exception
         self.failure: BaseException | None = None
-        # The loop's argument after idle_limit: the state array, for a handler with state.
-        self._state: tuple[np.ndarray, ...] = ()
+        # The loop's argument after idle_limit: the state array (a stand-in without state).
+        self._state: np.ndarray = _state_arg(handler)
         if handler.python:
-            make = make_serve if handler.state is None else make_stateful_serve
-            self._serve = make(
-                self._python_handler(), _py_load, _py_store, self._py_pause, options.burst
+            py = self._python_handler()
+            if handler.state is None:
+                py = ignore_state(py)
+            prims = Primitives(
+                _py_load, _py_store, _py_load, _py_no_fence, _py_store, self._py_pause
             )
+            self._serve = make_serve(py, prims, options.burst)
             # Records with attribute access (np.record), viewing the same memory.
             self._arrays: tuple[np.ndarray, ...] = (
                 rings.ctrl,
@@ -263,7 +220,7 @@ class CpuEngine(Engine):
                 rings.rep_slots.view(np.recarray),
             )
             if self.state_buf is not None:
-                self._state = (self.state_buf.view(np.recarray),)
+                self._state = self.state_buf.view(np.recarray)
         else:
             from pdc.ring.doorbell import Doorbell
 
@@ -271,7 +228,7 @@ class CpuEngine(Engine):
             self._arrays = rings.arrays()
             self._doorbell = Doorbell(rings.ctrl)
             if self.state_buf is not None:
-                self._state = (self.state_buf,)
+                self._state = self.state_buf
 
     @property
     def device(self) -> str:
@@ -285,12 +242,13 @@ class CpuEngine(Engine):
         size = self.rings.req_slots.dtype.itemsize
         ids = self.rings.req_meta.reshape(-1, 2)[:, 0]
         buf = self.state_buf
+        name = self.handler.name
 
         def handle(req, rep, *state):
             saved = None if buf is None else buf.copy()
             try:
                 code = fn(req, rep, *state)
-                code = 0 if code is None else int(code)
+                code = 0 if code is None else _status(code, name)
             except Exception as exc:  # the handler's failure, reported to the caller
                 # Keyed by the message's correlation id (its slot's), not by order.
                 slot = (req.__array_interface__["data"][0] - base) // size
@@ -302,11 +260,13 @@ class CpuEngine(Engine):
 
         return handle
 
-    def _py_pause(self, ctrl: np.ndarray, idle: int) -> None:
-        if idle > 32:
-            self._sleeping = True
-            self._wake.wait(min(self.options.max_sleep, 1e-5 * (idle - 32)))  # takes it
-            self._sleeping = False
+    def _py_pause(self, ctrl: np.ndarray, idle: int) -> int:
+        if idle <= 32:
+            return 0
+        self._sleeping = True
+        self._wake.wait(min(self.options.max_sleep, 1e-5 * (idle - 32)))  # takes it
+        self._sleeping = False
+        return 1
 
     def _start(self) -> None:
         self._thread = threading.Thread(
@@ -318,7 +278,7 @@ class CpuEngine(Engine):
         try:
             # The compiled loop returns only on terminate: it spins, yields and sleeps
             # by itself (``pause``), so it never needs the GIL while the kernel lives.
-            while self._serve(*self._arrays, 1 << 62, *self._state) != 1:
+            while self._serve(*self._arrays, 1 << 62, self._state) != 1:
                 pass
         except BaseException as exc:  # pragma: no cover - reported by the runtime
             self.failure = exc

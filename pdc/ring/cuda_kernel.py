@@ -6,7 +6,7 @@ module while the kernel runs; the host side (``pdc.ring.cuda``) must not share a
 with a kernel that runs for minutes. Import it only after ``pdc.numba_cuda()``.
 
 The kernel body is the protocol's own consumer loop (``pdc.ring.loop.make_serve``),
-compiled as a device function with four device primitives:
+compiled as a device function with these device primitives:
 
 * ``load``: an acquire load of a control word (``ld.acquire.sys.u64``, inline PTX
   marked as having side effects, so the compiler can neither hoist it out of the polling
@@ -17,6 +17,10 @@ compiled as a device function with four device primitives:
 
   Both use generic addressing: numba hands the asm a generic pointer, and the rings are
   host-mapped memory, so no state space (``.global``) is claimed for them.
+* ``poll``: a relaxed load (``ld.relaxed.sys.u64``): the idle pass's one read of a head;
+  ``fence``: ``fence.acq_rel.sys``, once, when a poll saw work; ``put``: the heartbeat's
+  relaxed store (``st.relaxed.sys.u64``), without a fence (``pdc.ring.loop`` says what an
+  idle pass reads).
 * ``pause``: ``cuda.nanosleep`` between empty polls, longer as the loop stays idle.
 * ``nap``: the kernel's back-off when ``serve`` returns idle, doubling up to ``max_sleep``.
 
@@ -28,7 +32,7 @@ host sets when it sends, for at most the back-off time.
 
 A kernel with state (``pdc.ring.state``) takes one more argument, its state record (a
 1-element array in host-mapped memory beside the rings), and its loop is the protocol's
-loop with the state passed to the handler (``make_stateful_serve``). The record stays
+loop with the state passed to the handler (``make_serve``'s state argument). The record stays
 where the kernel reads and writes it; the host reads it only while the kernel serves no
 message (deactivated, or terminated). Each message reads the fields it uses once, over the
 bus (about a microsecond on PCIe), and writes back those it changed.
@@ -48,9 +52,8 @@ from typing import Any
 
 from numba import cuda
 
-from pdc.ring.loop import make_serve
+from pdc.ring.loop import Primitives, ignore_state, make_serve
 from pdc.ring.protocol import PROCESSED, S_TERMINATED, STATE
-from pdc.ring.state import make_stateful_serve
 
 # The kernel's own trace words (a separate int64 array only the kernel writes).
 T_ENTRIES = 0  # kernel entries: 1 for a kernel launched once
@@ -73,8 +76,8 @@ def _select(cond, a, b):
 _GPU: dict[str, Any] = {}
 
 
-def gpu_primitives() -> tuple[Any, Any]:
-    """The ``(load, store)`` device functions for a real GPU (built once, on first use)."""
+def gpu_primitives() -> tuple[Any, Any, Any, Any, Any]:
+    """``(load, store, poll, fence, put)`` device functions for a real GPU (built once)."""
     if not _GPU:
         jit = _jit()
         # numba.cuda.cgutils is numba-cuda's (imported at run time); mypy reads the older
@@ -127,17 +130,76 @@ def gpu_primitives() -> tuple[Any, Any]:
 
             return types.void(ary, idx, value), codegen
 
+        @intrinsic
+        def load_relaxed(typingctx, ary, idx):
+            if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
+                return None
+
+            def codegen(context, builder, sig, args):
+                ptr = pointer(context, builder, sig.args[0], args[0], args[1], sig.args[1])
+                asm = ir.InlineAsm(
+                    ir.FunctionType(i64, [i64.as_pointer()]),
+                    "ld.relaxed.sys.u64 $0, [$1];",
+                    "=l,l,~{memory}",
+                    side_effect=True,
+                )
+                return builder.call(asm, [ptr])
+
+            return types.int64(ary, idx), codegen
+
+        @intrinsic
+        def fence_acquire(typingctx):
+            def codegen(context, builder, sig, args):
+                asm = ir.InlineAsm(
+                    ir.FunctionType(ir.VoidType(), []), "fence.acq_rel.sys;", "~{memory}", True
+                )
+                builder.call(asm, [])
+                return context.get_dummy_value()
+
+            return types.void(), codegen
+
         @jit(device=True, forceinline=True)
         def load(ctrl, i):
             return load_acquire(ctrl, i)
+
+        @jit(device=True, forceinline=True)
+        def poll(ctrl, i):
+            return load_relaxed(ctrl, i)
+
+        @jit(device=True, forceinline=True)
+        def fence():
+            fence_acquire()
+
+        @intrinsic
+        def store_relaxed(typingctx, ary, idx, value):
+            if not (isinstance(ary, types.Array) and ary.dtype == types.int64):
+                return None
+
+            def codegen(context, builder, sig, args):
+                ptr = pointer(context, builder, sig.args[0], args[0], args[1], sig.args[1])
+                val = context.cast(builder, args[2], sig.args[2], types.int64)
+                asm = ir.InlineAsm(
+                    ir.FunctionType(ir.VoidType(), [i64.as_pointer(), i64]),
+                    "st.relaxed.sys.u64 [$0], $1;",
+                    "l,l,~{memory}",
+                    side_effect=True,
+                )
+                builder.call(asm, [ptr, val])
+                return context.get_dummy_value()
+
+            return types.void(ary, idx, value), codegen
+
+        @jit(device=True, forceinline=True)
+        def put(ctrl, i, v):
+            store_relaxed(ctrl, i, v)  # no fence: the heartbeat orders nothing
 
         @jit(device=True, forceinline=True)
         def store(ctrl, i, v):
             cuda.threadfence_system()  # the reply (or slot state) first, then the counter
             store_volatile(ctrl, i, v)
 
-        _GPU["load"], _GPU["store"] = load, store
-    return _GPU["load"], _GPU["store"]
+        _GPU["prims"] = (load, store, poll, fence, put)
+    return _GPU["prims"]
 
 
 # -- primitives for the simulator -------------------------------------------------------
@@ -151,6 +213,11 @@ def _sim_store(ctrl, i, v):
 
 def _sim_pause(ctrl, idle):
     time.sleep(0)  # let the host thread run: the simulated loop is Python
+    return 1
+
+
+def _sim_fence():
+    pass  # the simulator's threads share memory under the interpreter lock
 
 
 def build_kernel(
@@ -184,7 +251,7 @@ def build_kernel(
     jit = _jit()
     max_sleep_ns = max(int(max_sleep_ns), NS_MIN)
     if simulated:
-        load, store, pause = _sim_load, _sim_store, _sim_pause
+        prims = Primitives(_sim_load, _sim_store, _sim_load, _sim_fence, _sim_store, _sim_pause)
         event = wake if wake is not None else threading.Event()  # a Waker from the engine
         idle_passes = SIM_IDLE_PASSES
 
@@ -193,13 +260,16 @@ def build_kernel(
 
         nap = jit(device=True)(nap_py)
     else:
-        load, store = gpu_primitives()
+        load, store, poll, fence, put = gpu_primitives()
         idle_passes = max(int(spin), 1)
 
         @jit(device=True, forceinline=True)
         def pause(ctrl, idle):
             # 0.1 us, then longer as the spell of empty passes grows (at most ~6.5 us).
             cuda.nanosleep(100 * (1 + min(idle >> 8, 64)))
+            return 0  # short: the control words wait for their turn
+
+        prims = Primitives(load, store, poll, fence, put, pause)
 
         @jit(device=True, forceinline=True)
         def nap(ns):
@@ -209,19 +279,14 @@ def build_kernel(
                 t += 1_000_000
 
     device = jit(device=True) if simulated else jit(device=True, forceinline=True)
-    if stateful:
-        serve = jit(device=True)(make_stateful_serve(handler, load, store, pause, burst))
+    if not stateful:  # the loop passes a record of ``state`` (here the trace) it ignores
+        handler = device(ignore_state(handler))
+    serve = jit(device=True)(make_serve(handler, prims, burst))
+    store = prims.store
 
-        @device
-        def step(ctrl, req_meta, req_slots, rep_meta, rep_slots, state):
-            return serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_passes, state)
-
-    else:
-        serve = jit(device=True)(make_serve(handler, load, store, pause, burst))
-
-        @device
-        def step(ctrl, req_meta, req_slots, rep_meta, rep_slots, state):
-            return serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_passes)
+    @device
+    def step(ctrl, req_meta, req_slots, rep_meta, rep_slots, state):
+        return serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_passes, state)
 
     @device
     def run(ctrl, req_meta, req_slots, rep_meta, rep_slots, trace, state):

@@ -29,7 +29,7 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
-from pdc.ring.cpu import load_acquire, store_release
+from pdc.ring.atomics import load_acquire, store_release
 from pdc.ring.protocol import (
     ACTIVE,
     DOORBELL,

@@ -7,6 +7,9 @@ normalized AST is rewritten before any backend sees it:
 
 * every divisor ``b`` of ``/``, ``//`` and ``%`` becomes ``select(b == 0, 1, b)``, and the
   statement is preceded by ``_pdc_fault = _pdc_fault + select(b == 0, 1, 0)``;
+* ``a // b`` and ``a % b`` with ``b == -1`` are computed as ``(-a) // 1`` and ``-((-a) % 1)``:
+  the smallest integer divided by -1 traps in machine code (no fault: it wraps, as NumPy's
+  ``floor_divide`` does);
 * a store into an integer reply (or state) field goes through a temporary: NaN, or a
   value outside the field's range, counts as a fault and stores 0;
 * every ``return x`` becomes ``return select(_pdc_fault > 0, FAULT, x)``.
@@ -61,8 +64,36 @@ class _SafeDivisions(ast.NodeTransformer):
                 left=copy.deepcopy(node.right), ops=[ast.Eq()], comparators=[ast.Constant(0)]
             )
             self.zero_checks.append(is_zero)
-            node.right = _call(self.select, copy.deepcopy(is_zero), ast.Constant(1), node.right)
+            if isinstance(node.op, ast.Div):
+                node.right = _call(self.select, copy.deepcopy(is_zero), ast.Constant(1), node.right)
+                return node
+            return self._minus_one(node, is_zero)
         return node
+
+    def _minus_one(self, node: ast.BinOp, is_zero: ast.expr) -> ast.expr:
+        """``a // b`` and ``a % b`` with ``b == -1`` computed without dividing by -1.
+
+        The smallest integer divided by -1 overflows, and the machine division traps on it
+        (SIGFPE on x86: MLX's CPU device ended the process). ``a // -1`` is ``(-a) // 1``
+        and ``a % -1`` is ``-((-a) % 1)`` for ints and floats alike; ``-a`` is written
+        ``a - a - a`` so that it keeps ``a``'s type (``0 - a`` makes an unsigned int a float).
+        """
+        b = node.right
+        is_minus_one = ast.Compare(
+            left=copy.deepcopy(b), ops=[ast.Eq()], comparators=[ast.Constant(-1)]
+        )
+
+        def a() -> ast.expr:
+            return copy.deepcopy(node.left)
+
+        zero = ast.BinOp(left=a(), op=ast.Sub(), right=a())
+        negated = ast.BinOp(left=copy.deepcopy(zero), op=ast.Sub(), right=a())
+        flipped = ast.BinOp(left=negated, op=copy.deepcopy(node.op), right=ast.Constant(1))
+        if isinstance(node.op, ast.Mod):
+            flipped = ast.BinOp(left=zero, op=ast.Sub(), right=flipped)
+        divisor = _call(self.select, copy.deepcopy(is_minus_one), ast.Constant(1), b)
+        node.right = _call(self.select, is_zero, ast.Constant(1), divisor)
+        return _call(self.select, is_minus_one, flipped, node)
 
 
 def _int_limits(dtype: np.dtype) -> tuple[float, float]:

@@ -38,17 +38,17 @@ import numpy as np
 
 from pdc import pyast
 from pdc.ring.guards import guard_faults
+from pdc.ring.normalize import Ctx, Normalizer
 from pdc.ring.protocol import check_message_dtype
 from pdc.ring.state import check_state_dtype, localize
+from pdc.ring.status import float_status
 from pdc.ring.subset import (
     ALL_BACKENDS,
     MATH_CONSTANTS,
     MATH_FUNCTIONS,
     MATH_NAME,
     SELECT_NAME,
-    Ctx,
     HandlerError,
-    Normalizer,
     select,
 )
 
@@ -157,6 +157,17 @@ def validate(
         body.append(ast.Return(value=ast.Constant(0), lineno=fdef.end_lineno or fdef.lineno))
     new = copy.copy(fdef)  # keeps every field of this Python version's FunctionDef
     new.body = body
+    records = {ctx.req: req_dt, ctx.rep: rep_dt}
+    if st_dt is not None and ctx.st is not None:
+        records[ctx.st] = st_dt
+    bad = float_status(new, records, ctx.constants)
+    if bad is not None and bad.value is not None:
+        ctx.fail(
+            bad,
+            f"`return {ast.unparse(bad.value)}`: the status a handler returns must be an "
+            "integer (0 = ok, anything else an error code), got a float expression (a "
+            "status of 1.5 would be truncated to 1): compare, or return an int field",
+        )
     guard_faults(new, SELECT_NAME, rep_dt, st_dt)  # faults become error replies (FAULT)
     if st_dt is not None:
         localize(new, SELECT_NAME, st_dt)  # the state is stored back on success only
@@ -221,7 +232,9 @@ class HandlerSpec:
         tree, constants, filename, _ = validate(function, req, rep, backends, st)
         return cls(name, req, rep, function, False, tree, constants, filename, st)
 
-    def build(self, select_impl: Any = select, math_impl: Any = math) -> Callable:
+    def build(
+        self, select_impl: Any = select, math_impl: Any = math, range_impl: Any = range
+    ) -> Callable:
         """Return the normalized handler as a new Python function.
 
         Args:
@@ -229,6 +242,8 @@ class HandlerSpec:
                 a CUDA device function, ``mx.where``...).
             math_impl: A namespace with every ``MATH_FUNCTIONS`` name (``math`` for numba
                 and numba.cuda; an object mapping to ``mlx.core`` functions for MLX).
+            range_impl: What ``range(...)`` of a ``for`` loop means (an engine that runs
+                the handler in Python may check for a stop request while it loops).
 
         Returns:
             ``handler(req, rep) -> error code`` (``handler(req, rep, state)`` with state);
@@ -240,6 +255,8 @@ class HandlerSpec:
         module = ast.Module(body=[self.tree], type_ignores=[])
         code = pyast.compile_tree(module, self.filename)
         namespace: dict[str, Any] = {SELECT_NAME: select_impl, MATH_NAME: math_impl}
+        if range_impl is not range:  # the validator refuses a global named range
+            namespace["range"] = range_impl
         namespace.update(self.constants)
         exec(code, namespace)
         return namespace[self.name]

@@ -40,6 +40,7 @@ from pdc.ring.args import seconds_arg
 from pdc.ring.definition import RingKernelDef
 from pdc.ring.engine import Engine, EngineOptions, engine_class
 from pdc.ring.host import RingHost
+from pdc.ring.messages import RequestFormat
 from pdc.ring.protocol import (
     BLOCKED,
     D_NEXT,
@@ -120,10 +121,7 @@ class RingKernel(Sending, Receiving):
         self._rep_names: tuple[str, ...] = self.spec.reply.names or ()
         self._pop_names = self.host.reply_fields
         self._names = self.host.request_fields
-        self._dtype_names: tuple[str, ...] = self.spec.request.names or ()
-        self._nfields = len(self._names)
-        req_fields: Any = self.spec.request.fields or {}
-        self._bools = tuple(i for i, n in enumerate(self._names) if req_fields[n][0].kind == "b")
+        self._format = RequestFormat(self.spec.request, self._names, self.kernel_id)
         self._spin = 0 if self.spec.python else 20_000
         self._errors: dict[int, str] | None = getattr(self.engine, "errors", None)
         self._terminated = False
@@ -357,27 +355,8 @@ class RingKernel(Sending, Receiving):
             self.engine.write_state(record)
 
     # -- asyncio ------------------------------------------------------------------------
-    async def send_async(
-        self, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any
-    ) -> int:
-        """``send`` that awaits (instead of blocking the thread) while the queue is full."""
-        return await aio.send_async(self, message, priority=priority, **fields)
-
-    async def receive_async(self, timeout: float | None = None) -> Any:
-        """``receive`` that awaits, letting other tasks run while no reply is ready."""
-        return await aio.receive_async(self, timeout)
-
-    async def call_async(
-        self,
-        message: Any = None,
-        /,
-        *,
-        timeout: float | None = None,
-        check: bool = True,
-        priority: Any = NORMAL,
-        **fields: Any,
-    ) -> Any:
-        """``call`` for asyncio code (one poller per event loop serves every awaiting call)."""
-        return await aio.call_async(
-            self, message, timeout=timeout, check=check, priority=priority, **fields
-        )
+    # The coroutine functions themselves, not wrappers: a wrapper would create the inner
+    # coroutine in its own frame, where Ctrl-C could drop it before it was awaited.
+    send_async = aio.send_async
+    receive_async = aio.receive_async
+    call_async = aio.call_async

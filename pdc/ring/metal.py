@@ -10,24 +10,21 @@ tests run it). It keeps the protocol's counters exactly like the other engines.
 Per batch (up to ``extra["batch"]`` messages of one lane, high lane first, contiguous in
 both the request and the reply ring):
 
-* ``req`` is a namespace whose fields are ``mx.array`` columns, one element per message.
-  The rings are allocated in MLX-owned memory (``mx.zeros`` of bytes, evaluated, and handed
-  to the protocol as the NumPy view ``np.asarray(memoryview(buffer))``: on Apple Silicon
-  that is unified memory the GPU reads directly). A request column is a strided MLX view of
-  that buffer (``buffer.view(dtype).reshape(slots, words)[rows, column]``), so the host's
-  request writes are read in place, with no copy, when the field is naturally aligned (its
-  offset and the record size are multiples of its size); other fields are copied, and so
-  are float64 fields on the Metal GPU, converted to float32 on the host.
+* ``req`` is a namespace whose fields are ``mx.array`` columns, one element per message,
+  read in place from the rings in MLX memory where the field is aligned
+  (``pdc.ring.mlx_memory``).
 * ``rep`` collects the fields the handler assigns; unassigned ones stay 0.
 * ``select`` is ``mx.where`` and ``math.*`` the ``mlx.core`` function of the same meaning
   (``pdc.ring.handlers.MATH_FUNCTIONS``); the validator refuses ``if``, ``and``/``or`` and
   ternaries, which are not elementwise.
 * The handler's return value may be an array: one error code per message.
 * The batch function is compiled with ``mx.compile(shapeless=True)`` (one fused graph for
-  any batch size; ``extra={"compile": False}`` turns that off). The worker thread compiles
-  it and drops it before it ends: with MLX 0.32.4, a compiled function that outlived the
-  thread that ran it made the interpreter abort at exit ("terminate called without an
-  active exception") in about one run in two here.
+  any batch size; ``extra={"compile": False}`` turns that off, and so does a handler too
+  large to compile: ``pdc.ring.mlx_batch.COMPILE_MAX_OPS``). The worker thread compiles it
+  and drops it before it ends: with MLX 0.32.4, a compiled function that outlived the
+  thread that ran it made the interpreter abort at exit in about one run in two here.
+* A handler's loop checks for a stop request every ``CHECK_TRIPS`` trips, and the
+  interpreter waits at exit for a worker still inside a batch (``pdc.ring.exit_wait``).
 * Results are evaluated, then copied into the reply ring from NumPy views of the MLX
   results (one copy per reply field), and only then published.
 
@@ -51,7 +48,6 @@ float32 there (MLX's CPU device keeps float64).
 
 from __future__ import annotations
 
-import ast
 import threading
 from collections.abc import Callable, Mapping
 from types import SimpleNamespace
@@ -59,8 +55,20 @@ from typing import Any
 
 import numpy as np
 
+from pdc.ring import exit_wait
 from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
-from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec, MlxMath
+from pdc.ring.handlers import HandlerSpec
+from pdc.ring.mlx_batch import (
+    COMPILE_MAX_OPS,
+    Reply,
+    State,
+    assigned_fields,
+    mlx_dtype,
+    mlx_math,
+    own_stream,
+    traced_ops,
+)
+from pdc.ring.mlx_memory import column_readers, mlx_alloc
 from pdc.ring.protocol import (
     ACTIVE,
     DISP_DROPPED,
@@ -92,81 +100,11 @@ __all__ = ["MetalEngine", "mlx_math"]
 DEFAULT_BATCH = 4096
 STATE_BATCH = 256  # most messages of a stateful kernel chained in one lazy MLX graph
 
-
-def mlx_math() -> Any:
-    """The ``math`` namespace for handlers on MLX: ``math.<name>`` -> ``mlx.core`` function.
-
-    Raises:
-        TypeError: naming the metal backend and the function, for a ``math`` function with
-            no MLX equivalent (the handler validator refuses those earlier).
-    """
-    return _StrictMath(MlxMath())
+CHECK_TRIPS = 4096  # a handler's loop checks for a stop request this often (see _range)
 
 
-class _StrictMath:
-    def __init__(self, impl: Any) -> None:
-        self._impl = impl
-
-    def __getattr__(self, name: str) -> Any:
-        if name in MATH_FUNCTIONS:
-            return getattr(self._impl, name)
-        raise TypeError(
-            f"[ring metal] math.{name} has no MLX equivalent on the metal backend (supported: "
-            f"{', '.join(sorted(MATH_FUNCTIONS))})"
-        )
-
-
-class _State:
-    """The state record of one message: ``state["f"]`` reads and writes (see localize)."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.values = values
-
-    def __getitem__(self, name: str) -> Any:
-        return self.values[name]
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        self.values[name] = value
-
-
-class _Reply:
-    """Collects the fields a handler assigns (``rep.y = ...``); unassigned ones read as 0."""
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        object.__setattr__(self, "_names", names)
-        object.__setattr__(self, "values", {})
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name not in self._names:
-            raise AttributeError(f"[ring metal] the reply has no field {name!r}")
-        self.values[name] = value
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self._names:
-            return self.values.get(name, 0)
-        raise AttributeError(f"[ring metal] the reply has no field {name!r}")
-
-
-_LOCAL = threading.local()
-
-
-def _own_stream(mx: Any) -> Any:
-    """``mx.stream(...)`` of this thread's own stream on the default device.
-
-    MLX streams belong to the thread that made them (a new thread has no default stream),
-    so the worker, and any thread that allocates rings, makes its own.
-    """
-    stream = getattr(_LOCAL, "stream", None)
-    if stream is None:
-        stream = _LOCAL.stream = mx.new_stream(mx.default_device())
-    return mx.stream(stream)
-
-
-def _mx_dtype(mx: Any, dt: np.dtype, gpu: bool = False) -> Any:
-    """The MLX dtype a field is computed in (float32 for float64 on the Metal GPU)."""
-    if gpu and dt == np.float64:
-        return mx.float32
-    return {"b": mx.bool_}.get(dt.kind) or getattr(mx, dt.name)
+class _Stopped(Exception):
+    """Raised inside a handler's loop when the kernel was asked to stop (see _range)."""
 
 
 class MetalEngine(Engine):
@@ -212,7 +150,10 @@ class MetalEngine(Engine):
             self.batch = min(self.batch, STATE_BATCH)
         self._columns = self._column_readers()
         self.zero_copy_fields = [n for n, (zc, _) in self._columns.items() if zc]
-        self.compiled = bool(options.extra.get("compile", True))
+        self.traced_ops = traced_ops(handler)
+        self.compiled = bool(options.extra.get("compile", True)) and (
+            self.traced_ops <= COMPILE_MAX_OPS
+        )
         self._batch_fn = self._batch_function()
         self._fn: Callable | None = None  # the worker's (compiled) batch function
 
@@ -220,66 +161,14 @@ class MetalEngine(Engine):
     @classmethod
     def allocator(cls, options: EngineOptions) -> Callable[[tuple[int, ...], Any], np.ndarray]:
         """``alloc(shape, dtype)``: zeroed MLX-owned memory, returned as a writable NumPy view."""
-        import mlx.core as mx
-
-        def alloc(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-            dt = np.dtype(dtype)
-            nbytes = int(np.prod(shape)) * dt.itemsize
-            with _own_stream(mx):
-                buf = mx.zeros((max(nbytes, 1),), dtype=mx.uint8)
-                mx.eval(buf)
-            # The view keeps ``buf`` alive (view -> memoryview -> buf).
-            # mx.array exports the C buffer protocol, but its stubs declare no __buffer__.
-            view = memoryview(buf)  # type: ignore[arg-type]
-            return np.asarray(view)[:nbytes].view(dt).reshape(shape)
-
-        return alloc
-
-    @staticmethod
-    def _mlx_buffer(arr: np.ndarray) -> Any:
-        """The MLX array whose memory ``arr`` views, or None for ordinary NumPy memory."""
-        base: Any = arr
-        while base is not None and not isinstance(base, memoryview):
-            base = getattr(base, "base", None)
-        obj = getattr(base, "obj", None)
-        return obj if type(obj).__module__.startswith("mlx") else None
+        return mlx_alloc
 
     def _column_readers(self) -> dict[str, tuple[bool, Callable[[int, int, int], Any]]]:
-        """Per request field: (zero_copy, read(lane, start, n) -> mx.array of n values)."""
-        mx, slots = self._mx, self.rings.req_slots
-        buf = self._mlx_buffer(slots)
-        rows = slots.shape[0] * slots.shape[1]
-        cap = slots.shape[1]
-        size = slots.dtype.itemsize
-        out: dict[str, tuple[bool, Callable[[int, int, int], Any]]] = {}
-        fields: Mapping[str, Any] = slots.dtype.fields or {}  # structured: never None
-        for name in self._req_names:
-            fdt, offset = fields[name][:2]
-            mdt = _mx_dtype(mx, fdt, self._gpu)
-            cast = mdt != _mx_dtype(mx, fdt)  # float64 on the Metal GPU, which has none
-            aligned = offset % fdt.itemsize == 0 and size % fdt.itemsize == 0
-            if buf is not None and aligned and not cast:
-                words = size // fdt.itemsize
-                col = offset // fdt.itemsize
-
-                def read_view(lane, start, n, mdt=mdt, words=words, col=col):
-                    r0 = lane * cap + start
-                    return buf.view(mdt).reshape(rows, words)[r0 : r0 + n, col]
-
-                out[name] = (True, read_view)
-            else:
-                field = slots[name]
-
-                def read_copy(lane, start, n, field=field, mdt=mdt):
-                    v = np.ascontiguousarray(field[lane, start : start + n])
-                    return mx.array(v, dtype=mdt)  # (float64 would become float32 by default)
-
-                out[name] = (False, read_copy)
-        return out
+        return column_readers(self._mx, self.rings.req_slots, self._req_names, self._gpu)
 
     def _batch_function(self) -> Callable:
         mx = self._mx
-        fn = self.handler.build(select_impl=mx.where, math_impl=mlx_math())
+        fn = self.handler.build(select_impl=mx.where, math_impl=mlx_math(), range_impl=self._range)
         req_names = self._req_names
         self.assigned = self._assigned_fields(fn)
         assigned = self.assigned
@@ -290,9 +179,9 @@ class MetalEngine(Engine):
         def batch(*args):
             # args: one column per request field, then (with state) one array per field.
             req = SimpleNamespace(**dict(zip(req_names, args[:nreq], strict=True)))
-            rep = _Reply(self._rep_names)
+            rep = Reply(self._rep_names)
             if st_names:
-                state = _State(dict(zip(st_names, args[nreq:], strict=True)))
+                state = State(dict(zip(st_names, args[nreq:], strict=True)))
                 code = fn(req, rep, state)
                 new = [
                     mx.broadcast_to(mx.array(state[n], dtype=t), (1,))
@@ -307,9 +196,26 @@ class MetalEngine(Engine):
 
         return batch
 
+    def _range(self, *bounds: int) -> Any:
+        """``range`` for the handler's loops: a long one stops when ``TERMINATE`` is set.
+
+        Graph building is Python, so a loop of a million trips takes seconds per batch; it
+        checks the flag every ``CHECK_TRIPS`` trips and abandons the batch (its messages
+        stay waiting: ``undelivered`` in the terminate report).
+        """
+        r = range(*bounds)
+        return r if len(r) <= CHECK_TRIPS else self._checked(r)
+
+    def _checked(self, r: range) -> Any:
+        ctrl = self.rings.ctrl
+        for n, i in enumerate(r):
+            if n % CHECK_TRIPS == 0 and ctrl[TERMINATE] != 0:
+                raise _Stopped
+            yield i
+
     def _state_type(self, name: str) -> Any:
         fields: Mapping[str, Any] = (self.handler.state or np.dtype([])).fields or {}
-        return _mx_dtype(self._mx, fields[name][0], self._gpu)
+        return mlx_dtype(self._mx, fields[name][0], self._gpu)
 
     def write_state(self, values: np.ndarray) -> None:
         """Replace the state (the worker reloads its MLX arrays before the next message)."""
@@ -317,23 +223,10 @@ class MetalEngine(Engine):
         self._mx_state = None  # the loop does not serve now (see RingKernel.reset_state)
 
     def _assigned_fields(self, fn: Callable) -> tuple[str, ...]:
-        """The reply fields the handler assigns, read from its normalized source.
-
-        Handlers have no ``if`` on this backend, so every call assigns the same fields;
-        the handler is never run just to find them (a long loop would run once more).
-        """
         tree = self.handler.tree
         if tree is None:  # pragma: no cover - pure-Python handlers never reach this engine
             return self._rep_names
-        rep = tree.args.args[1].arg
-        names = {
-            t.attr
-            for node in ast.walk(tree)
-            if isinstance(node, (ast.Assign, ast.AugAssign))
-            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == rep
-        }
-        return tuple(n for n in self._rep_names if n in names)
+        return assigned_fields(tree, self._rep_names)
 
     @property
     def simulated(self) -> bool:
@@ -349,13 +242,14 @@ class MetalEngine(Engine):
         self._thread = threading.Thread(
             target=self._run, name=f"pdc-ring-metal-{self.handler.name}", daemon=True
         )
+        exit_wait.hold(self)
         self._thread.start()
 
     def _run(self) -> None:
         mx = self._mx
         sleep = 20e-6
         try:
-            with _own_stream(mx):
+            with own_stream(mx):
                 # Compiled here and released below, by this thread: a compiled function that
                 # outlives the thread that ran it can abort the interpreter at exit.
                 self._fn = mx.compile(self._batch_fn, shapeless=True) if self.compiled else None
@@ -370,11 +264,14 @@ class MetalEngine(Engine):
                         self._wake.wait(sleep)  # takes the wake-up: none is lost
                     nap = max(self.options.max_sleep, self.options.idle_nap)
                     sleep = min(sleep * 2, nap)
+        except _Stopped:  # asked to stop in the middle of a batch: it stays unhandled
+            self.rings.ctrl[STATE] = S_TERMINATING
         except BaseException as exc:  # reported by the runtime
             self.failure = exc
         finally:
             self._fn = None
             self.rings.ctrl[STATE] = S_TERMINATED
+            exit_wait.release(self)
 
     def _pass(self) -> int:
         """One pass of the protocol; returns messages handled or dropped, -1 on terminate."""

@@ -395,9 +395,9 @@ def host_fence() -> Callable[[], None]:
     """
     if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686"):
         return _no_fence
-    from pdc.ring import cpu  # numba, CPU only: imports no GPU library
+    from pdc.ring.atomics import release_fence  # numba only: imports no GPU library
 
-    return cpu.release_fence
+    return release_fence
 
 
 def fields_by_offset(dtype: np.dtype) -> tuple[str, ...]:

@@ -60,7 +60,6 @@ class Receiving:
     _terminated: bool
     _next: int
     _words: Any
-    _nfields: int
     engine: Any
 
     if TYPE_CHECKING:  # defined by RingKernel

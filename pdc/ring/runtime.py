@@ -45,15 +45,18 @@ still running at interpreter exit are terminated too.
 from __future__ import annotations
 
 import atexit
+import threading
+import time
 import weakref
 from typing import Any
 
 import numpy as np
 
+from pdc.ring.args import seconds_arg
 from pdc.ring.definition import BACKPRESSURE, RingKernelDef, ring_kernel
 from pdc.ring.engine import EngineOptions
 from pdc.ring.kernel import RingKernel
-from pdc.ring.protocol import S_TERMINATED, RingStateError
+from pdc.ring.protocol import S_TERMINATED, RingStateError, RingTimeoutError
 from pdc.ring.replies import Replies, Reply, Telemetry, TerminateReport
 
 __all__ = [
@@ -92,6 +95,39 @@ def _collect(kernels: dict[str, RingKernel]) -> None:
     # The finalizer of a runtime dropped without close(): it holds the kernels, not the
     # runtime, so that the runtime can be collected.
     _stop(list(kernels.values()), 2.0)
+
+
+def _build(definition: RingKernelDef, backend: str, options: EngineOptions, timeout: float):
+    """``RingKernel(...)``: rings allocated, loop and calls compiled, within ``timeout`` s.
+
+    Compiling is a C call that nothing can interrupt, so it runs on a thread of its own
+    and the caller stops waiting at the deadline. The thread then finishes in the
+    background (the interpreter waits for it at exit) and its compiled code is cached, so
+    a later launch of the same kernel is quicker; nothing is launched.
+    """
+    box: list[Any] = []
+
+    def build() -> None:
+        try:
+            box.append(RingKernel(definition, backend, options))
+        except BaseException as exc:  # re-raised in the caller's thread below
+            box.append(exc)
+
+    kid = definition.kernel_id
+    worker = threading.Thread(target=build, name=f"pdc-ring-build-{kid}")
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        spec = definition.spec
+        raise RingTimeoutError(
+            f"[launch {kid}] expected the kernel built within {timeout} s (rings allocated, "
+            f"its {backend} loop and calls compiled for {len(spec.request.names or ())} "
+            f"request and {len(spec.reply.names or ())} reply fields), got it still "
+            "compiling; nothing was launched (the compiled code is cached for a later launch)"
+        )
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]
 
 
 class RingKernelRuntime:
@@ -144,7 +180,13 @@ class RingKernelRuntime:
             kernel: A ``@ring_kernel`` definition.
             backend: Overrides the kernel's and the runtime's backend.
             activate: Start processing at once (else call ``activate`` later).
-            timeout: Seconds to wait for the device to acknowledge activation.
+            timeout: Seconds the whole launch may take: building the kernel (compiling
+                its loop, seconds on a first launch) and the device's acknowledgement of
+                activation.
+
+        Raises:
+            RingTimeoutError: the kernel was not built, or its activation not acknowledged,
+                within ``timeout`` (a kernel not built is not launched).
         """
         if not isinstance(kernel, RingKernelDef):
             raise TypeError(
@@ -155,15 +197,17 @@ class RingKernelRuntime:
             raise RingStateError(
                 f"[launch {kid}] expected a new kernel id, got one already launched"
             )
+        seconds = seconds_arg("launch", kid, "timeout", timeout, none=False) or 0.0
+        deadline = time.monotonic() + seconds
         name = self._backend_for(kernel, backend)
         base = self.options or EngineOptions()
         options = EngineOptions(**{**base.__dict__, "queue_size": kernel.queue_size})
-        rk = RingKernel(kernel, name, options)
+        rk = _build(kernel, name, options, seconds)
         rk.engine.launch()
         _LIVE.add(rk)
         self.kernels[kid] = rk
         if activate:
-            rk.activate(timeout)
+            rk.activate(max(0.0, deadline - time.monotonic()))
         return rk
 
     def __getitem__(self, kernel_id: str) -> RingKernel:

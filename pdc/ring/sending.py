@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pdc.ring.args import field_value
 from pdc.ring.engine import Engine
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.host import RingHost
+from pdc.ring.messages import LANES, RequestFormat
 from pdc.ring.protocol import (
     BLOCKED,
     D_SENDING,
@@ -29,13 +29,10 @@ from pdc.ring.protocol import (
     RingFullError,
     Rings,
     RingStateError,
-    aligned,
 )
 from pdc.ring.waiting import Waiter
 
 __all__ = ["Sending"]
-
-_LANES = {"high": HIGH, "normal": NORMAL, HIGH: HIGH, NORMAL: NORMAL}
 
 
 class Sending:
@@ -54,8 +51,6 @@ class Sending:
     _next: int
     _words: Any  # the descriptor words of pdc.ring.fast (D_NEXT, D_SENDING), or a list
     _names: tuple[str, ...]
-    _dtype_names: tuple[str, ...]
-    _nfields: int
     _spin: int
     _dropping: bool
     _awaited: set[int]
@@ -63,7 +58,7 @@ class Sending:
     _send_lock: threading.Lock
     _recv_lock: threading.Lock
     _drop_lock: threading.Lock
-    _bools: tuple[int, ...]
+    _format: RequestFormat
 
     if TYPE_CHECKING:  # defined by RingKernel and Receiving
 
@@ -118,57 +113,6 @@ class Sending:
         return max(0, min(want, self._scan[lane] - old))
 
     # -- sending ------------------------------------------------------------------------
-    def _lane(self, priority: Any, op: str = "send") -> int:
-        try:
-            return _LANES[priority]
-        except (KeyError, TypeError):
-            raise ValueError(
-                f"[{op} {self.kernel_id}] expected priority 'high' (0) or 'normal' (1), "
-                f"got {priority!r}"
-            ) from None
-
-    def _check_values(self, values: tuple, op: str) -> tuple:
-        """``values`` checked field by field; raises naming the first that does not fit."""
-        fields: Any = self.spec.request.fields or {}
-        return tuple(
-            field_value(op, self.kernel_id, n, fields[n][0], v)
-            for n, v in zip(self._names, values, strict=True)
-        )
-
-    def _values(self, message: Any, fields: dict, op: str = "send") -> tuple:
-        names = self._names
-        if message is None:
-            if len(fields) == self._nfields:
-                try:
-                    return tuple([fields[n] for n in names])
-                except KeyError:
-                    pass
-            message = fields
-        elif fields:
-            raise TypeError(f"[{op} {self.kernel_id}] expected a message or fields, got both")
-        if isinstance(message, dict):
-            unknown = [k for k in message if k not in names]
-            if unknown:
-                raise ValueError(
-                    f"[{op} {self.kernel_id}] unknown field(s) {unknown}; "
-                    f"request fields are {self.spec.request.names}"
-                )
-            return tuple([message.get(n, 0) for n in names])
-        if isinstance(message, np.void):
-            if message.dtype != self.spec.request and not self._same_layout(message.dtype):
-                raise TypeError(
-                    f"[{op} {self.kernel_id}] expected a record of dtype {self.spec.request}, "
-                    f"got {message.dtype}"
-                )
-            return tuple([message[n] for n in names])
-        if isinstance(message, tuple) and len(message) == len(names):
-            order = self._dtype_names
-            return tuple(message[order.index(n)] for n in names)
-        raise TypeError(
-            f"[{op} {self.kernel_id}] expected fields {self.spec.request.names} (keywords, a "
-            f"dict, a tuple or a record), got {message!r}"
-        )
-
     def _full_error(self, lane: int, op: str, waited: float | None, accepted=None, dropped=()):
         why = (
             "backpressure 'reject'"
@@ -220,21 +164,21 @@ class Sending:
         self, message: Any, priority: Any, fields: dict, op: str = "send"
     ) -> tuple[int, tuple]:
         """The lane and the request values of a send (raises on a bad field or priority)."""
-        if message is None and len(fields) == self._nfields:
+        if message is None and len(fields) == self._format.nfields:
             try:  # the common case: every field by keyword
                 values = tuple([fields[n] for n in self._names])
             except KeyError:
-                values = self._values(message, fields, op)
+                values = self._format.values(message, fields, op)
         else:
-            values = self._values(message, fields, op)
-        lane = _LANES.get(priority) if type(priority) is str or type(priority) is int else None
+            values = self._format.values(message, fields, op)
+        lane = LANES.get(priority) if type(priority) is str or type(priority) is int else None
         if lane is None:
-            lane = self._lane(priority, op)  # raises the error
-        if self._bools:  # struct packs any object into a bool: check those first
-            for i in self._bools:
+            lane = self._format.lane(priority, op)  # raises the error
+        if self._format.bools:  # struct packs any object into a bool: check those first
+            for i in self._format.bools:
                 v = values[i]
                 if v is not True and v is not False:
-                    self._check_values(values, op)
+                    self._format.check_values(values, op)
                     break
         return lane, values
 
@@ -276,7 +220,7 @@ class Sending:
                 pushed = self.host.push(lane, corr, values)
             except (TypeError, ValueError, OverflowError):
                 self._next = corr  # nothing was written
-                self._check_values(values, op)  # raises, naming the field
+                self._format.check_values(values, op)  # raises, naming the field
                 raise
             if pushed:
                 self.engine.wake()
@@ -294,7 +238,7 @@ class Sending:
         message never costs a waiting one its place.
         """
         host = self.host
-        self._check_values(values, op)  # a bad value raises before anything waits
+        self._format.check_values(values, op)  # a bad value raises before anything waits
         try:
             self._alive_check(op)
         except RingStateError:
@@ -338,28 +282,6 @@ class Sending:
             self.engine.wake()
             waiter.wait()
 
-    def _same_layout(self, dtype: np.dtype) -> bool:
-        """True for the packed layout of the request dtype (same fields, same types)."""
-        return dtype.names is not None and aligned(dtype) == self.spec.request
-
-    def _check_batch(self, batch: Any, op: str) -> np.ndarray:
-        if not isinstance(batch, np.ndarray):
-            raise TypeError(
-                f"[{op} {self.kernel_id}] expected a NumPy structured array, "
-                f"got {type(batch).__name__}"
-            )
-        if batch.dtype != self.spec.request:
-            if not self._same_layout(batch.dtype):
-                raise TypeError(
-                    f"[{op} {self.kernel_id}] expected dtype {self.spec.request}, got {batch.dtype}"
-                )
-            batch = batch.astype(self.spec.request)  # the packed layout of the same fields
-        if batch.ndim != 1:
-            raise ValueError(
-                f"[{op} {self.kernel_id}] expected a 1-D batch, got shape {batch.shape}"
-            )
-        return batch
-
     def send_batch(self, batch: np.ndarray, *, priority: Any = NORMAL) -> np.ndarray:
         """Send a 1-D structured array of requests; return their correlation ids.
 
@@ -372,8 +294,8 @@ class Sending:
         Raises:
             RingFullError: see above. RingStateError: terminated or failed kernel.
         """
-        batch = self._check_batch(batch, "send_batch")
-        lane = self._lane(priority)
+        batch = self._format.check_batch(batch, "send_batch")
+        lane = self._format.lane(priority)
         words = self._words
         with self._send_lock:
             words[D_SENDING] = 1  # the compiled call (pdc.ring.fast) keeps off the rings

@@ -36,25 +36,21 @@ The rules, the same on every backend:
 How: ``localize`` rewrites the validated handler so that every ``state.f`` is a local
 variable loaded at entry (``state["f"]``), and the return becomes ``code = ...`` followed
 by ``state["f"] = select(code == 0, local, state["f"])`` for every field written (a ternary on
-cpu/cuda, ``mx.where`` on metal). ``make_stateful_serve`` is the protocol's consumer loop
-(``pdc.ring.loop.make_serve``, the one loop every backend runs) with one more argument,
-the state array, whose record it passes to the handler as a third argument.
+cpu/cuda, ``mx.where`` on metal). The protocol's consumer loop (``pdc.ring.loop.make_serve``,
+the one loop every backend runs) takes the state array as its last argument and passes its
+record to the handler as a third argument.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-import functools
-import inspect
 import math
-import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from pdc import pyast
 from pdc.ring.protocol import check_message_dtype
 
 __all__ = [
@@ -63,7 +59,6 @@ __all__ = [
     "check_state_dtype",
     "initial_state",
     "localize",
-    "make_stateful_serve",
 ]
 
 RESERVED_STATE_PREFIX = "_pdc"  # the names the runtime generates inside a handler
@@ -240,51 +235,3 @@ def localize(fdef: ast.FunctionDef, select: str, state: np.dtype) -> ast.Functio
     fdef.body = [*loads, *body, code, *commits, done]
     ast.fix_missing_locations(fdef)
     return fdef
-
-
-@functools.cache
-def _stateful_factory() -> Callable:
-    """``make_serve`` of the protocol, rewritten to take the state array as a last argument."""
-    from pdc.ring import loop
-
-    lines, first = inspect.getsourcelines(loop.make_serve)
-    tree = pyast.parse(textwrap.dedent("".join(lines)))
-    ast.increment_lineno(tree, first - 1)  # tracebacks point into loop.py
-    outer = tree.body[0]
-    serves = [n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n.name == "serve"]
-    calls = [
-        n
-        for s in serves
-        for n in ast.walk(s)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "handler"
-    ]
-    if not isinstance(outer, ast.FunctionDef) or len(serves) != 1 or len(calls) != 1:
-        raise RuntimeError(
-            "[ring state] expected loop.make_serve to define one `serve` that calls "
-            f"`handler` once, got {len(serves)} serve(s) and {len(calls)} call(s)"
-        )
-    serves[0].args.args.append(ast.arg(arg="state"))
-    # handler(req_record, rep_record) -> handler(req_record, rep_record, state[0])
-    index = ast.Subscript(
-        value=ast.Name(id="state", ctx=ast.Load()), slice=ast.Constant(0), ctx=ast.Load()
-    )
-    calls[0].args.append(ast.copy_location(index, calls[0]))
-    outer.name = "make_stateful_serve"
-    outer.decorator_list = []
-    ast.fix_missing_locations(tree)
-    namespace = dict(vars(loop))
-    exec(pyast.compile_tree(tree, loop.__file__), namespace)  # noqa: S102 - our own module
-    return namespace["make_stateful_serve"]
-
-
-def make_stateful_serve(
-    handler: Callable, load: Callable, store: Callable, pause: Callable, burst: int = 256
-) -> Callable:
-    """``loop.make_serve`` for a handler with state.
-
-    Returns:
-        ``serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_limit, state)``: the
-        protocol's loop, calling ``handler(req, rep, state[0])`` (``state``: a 1-element
-        array of the state dtype).
-    """
-    return _stateful_factory()(handler, load, store, pause, burst)
