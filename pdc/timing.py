@@ -1,6 +1,6 @@
 """Honest timing: samples kept, medians and percentiles, CUDA events on a GPU.
 
-One implementation used by the chapters (through ``coursekit``), the exercises' timing
+One implementation used by the chapters (through ``pdc.course.kit``), the exercises' timing
 sections and the benchmarks. ``fit_threads`` sizes PyTorch's and OpenBLAS's CPU thread
 pools to the cores other work leaves free, so a microsecond operation is not timed waiting
 for threads the scheduler does not run.
