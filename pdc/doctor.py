@@ -17,7 +17,14 @@ from importlib import metadata
 from typing import Any
 
 from . import __version__
-from .backends import ORDER, _probe, available_backends, default_backend, get_backend
+from .backends import (
+    ORDER,
+    _probe,
+    available_backends,
+    backend_class,
+    default_backend,
+    get_backend,
+)
 
 LIBRARIES = (
     "numpy",
@@ -89,7 +96,7 @@ def collect() -> dict[str, Any]:
                     f"backend {name!r} failed to start: {exc}. Fix: {HINTS[name]}"
                 )
         else:
-            entry["ok"] = name != "cpu"
+            entry["ok"] = not backend_class(name).required
             entry["hint"] = HINTS[name]
         report["backends"][name] = entry
     if _version("numba") is None:

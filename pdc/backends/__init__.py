@@ -78,6 +78,20 @@ def _load(name: str) -> type[Backend]:
     return MetalBackend
 
 
+def backend_class(name: str) -> type[Backend]:
+    """The class of the backend called ``name``, imported but not started.
+
+    Its class attributes (``host_ring_loop``, ``cuda_kernels``, ``required``...) answer what a
+    layer above needs to know about a backend without starting its device.
+
+    Raises:
+        ValueError: If ``name`` is not a backend name.
+    """
+    if name not in NAMES:
+        raise ValueError(f"[backend_class] expected one of {', '.join(ORDER)}, got {name!r}")
+    return _load(name)
+
+
 def get_backend(name: str | None = None) -> Backend:
     """Return the (cached) backend instance called ``name``, or the default one."""
     name = default_backend() if name is None else str(name).lower()
@@ -91,6 +105,7 @@ __all__ = [
     "Backend",
     "BackendInfo",
     "available_backends",
+    "backend_class",
     "check_dtype",
     "check_shape",
     "default_backend",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from typing import Any
 
 import numpy as np
@@ -56,10 +57,15 @@ class CUDABackend(Backend):
 
     name = "cuda"
     zero_copy = False
+    cuda_kernels = True
 
     def __init__(self) -> None:
         self.cuda = numba_cuda()
         self.simulated = _is_sim(self.cuda)
+        self.pinned_host = not self.simulated  # the simulator's pinned_array is plain memory
+        # One dispatcher per Python function: cuda.jit compiles on its first launch and
+        # keeps the result, so a function launched again is not compiled again.
+        self._jitted: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         if self.simulated:
             self.device_name = "numba CUDA simulator (no GPU)"
         else:
@@ -87,9 +93,16 @@ class CUDABackend(Backend):
         # for a persistent ring kernel, which runs on a non-blocking stream of its own.
         self.cuda.default_stream().synchronize()
 
+    def compile(self, fn):
+        if hasattr(fn, "py_func") or hasattr(fn, "configure"):
+            return fn  # already a numba dispatcher
+        jitted = self._jitted.get(fn)
+        if jitted is None:
+            jitted = self._jitted[fn] = self.cuda.jit(fn)
+        return jitted
+
     def launch(self, fn, grid, block, args):
-        jitted = fn if hasattr(fn, "py_func") or hasattr(fn, "configure") else self.cuda.jit(fn)
-        jitted[grid, block](*args)
+        self.compile(fn)[grid, block](*args)
 
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {"device": self.device_name, "simulated": self.simulated}
