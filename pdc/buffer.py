@@ -229,6 +229,7 @@ class UnifiedBuffer:
             self.backend.free(self._device)
             self._device = None
             self._freed = True
+            self.backend.reclaim()  # now that the buffer holds no reference to the array
 
     def _zero_copy_view(self) -> np.ndarray:
         view = self.backend.host_view(self._device)

@@ -112,6 +112,9 @@ class Backend:
     def free(self, arr: Any) -> None:
         """Release a device array (a no-op where the garbage collector owns memory)."""
 
+    def reclaim(self) -> None:
+        """Give device memory that nothing references back now (where freeing is deferred)."""
+
     def host_empty(self, shape: tuple[int, ...], dtype: np.dtype, pinned: bool = False):
         """Allocate a host array; page-locked where the backend supports it."""
         return np.empty(shape, dtype)
@@ -139,6 +142,17 @@ class Backend:
     def launch(self, fn: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple) -> None:
         """Launch a kernel with explicit geometry."""
         raise NotImplementedError
+
+    def self_test(self) -> dict[str, Any]:
+        """Compile and launch a tiny kernel, for ``pdc doctor``; facts about the run.
+
+        Backends whose launches the test suite already exercises on every machine (the
+        simulators) return ``{}``.
+
+        Raises:
+            Exception: Whatever the compile or the launch raised.
+        """
+        return {}
 
     def info(self) -> dict[str, Any]:
         """Facts about the device for ``pdc doctor``."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import weakref
 from typing import Any
 
@@ -52,6 +53,10 @@ def _is_sim(cuda) -> bool:
     return "simulator" in getattr(cuda.jit, "__module__", "")
 
 
+def _self_test_kernel(out):  # (1,) int32: one thread writes 1
+    out[0] = 1
+
+
 class CUDABackend(Backend):
     """numba.cuda device arrays and kernel launches (simulated when no GPU is present)."""
 
@@ -75,6 +80,13 @@ class CUDABackend(Backend):
 
     def allocate(self, shape, dtype):
         return self.cuda.device_array(shape, dtype)
+
+    def reclaim(self):
+        # numba defers cuMemFree until many frees are pending; flush them. While a ring kernel
+        # is resident its engine holds numba's defer_cleanup(), and this flush does nothing:
+        # a cuMemFree would wait for the kernel, which never ends.
+        if not self.simulated:
+            self.cuda.current_context().deallocations.clear()
 
     def host_empty(self, shape, dtype, pinned=False):
         if pinned:
@@ -103,6 +115,44 @@ class CUDABackend(Backend):
 
     def launch(self, fn, grid, block, args):
         self.compile(fn)[grid, block](*args)
+
+    def self_test(self) -> dict[str, Any]:
+        """One thread writes 1 (compiled, launched, timed with events); versions that matter.
+
+        ``pdc doctor`` runs it on a real GPU: a machine where the device is found but the
+        first launch fails (PTX newer than the driver, no nvJitLink, cuda-bindings of another
+        CUDA major) then reports the failure instead of "All good".
+        """
+        if self.simulated:
+            return {}
+        from importlib import metadata
+
+        out = self.cuda.to_device(np.zeros(1, np.int32))
+        kernel = self.compile(_self_test_kernel)
+        started = time.perf_counter()
+        kernel[1, 1](out)
+        self.cuda.synchronize()
+        first = time.perf_counter() - started
+        start, end = self.cuda.event(), self.cuda.event()
+        start.record()
+        kernel[1, 1](out)
+        end.record()
+        end.synchronize()
+        got = int(out.copy_to_host()[0])
+        if got != 1:
+            raise RuntimeError(f"[cuda self-test] expected the kernel to write 1, got {got}")
+        versions = {}
+        for dist in ("numba-cuda", "cuda-bindings", "nvidia-nvjitlink-cu12", "nvidia-nvjitlink"):
+            try:
+                versions[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                pass
+        return {
+            "kernel_first_launch_ms": round(first * 1e3, 1),  # compile + launch + run
+            "kernel_event_ms": round(start.elapsed_time(end), 3),
+            "driver_cuda": _probe.cuda_driver_version(),
+            "versions": versions,
+        }
 
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {"device": self.device_name, "simulated": self.simulated}

@@ -144,6 +144,7 @@ KERNELS: dict[str, dict[str, Any]] = {
     },
     "notebooks/10_optimisation.ipynb": {"heavy": (F1, F1)},
     "tests/kernels_for_tests.py": {"add": (F1, F1, F1), "scale2d": (F2, F2, "float32")},
+    "pdc/backends/cuda.py": {"_self_test_kernel": (I32,)},
     "tests/test_ring_cpu.py": {
         "root": ring(),
         "anything": skip("a pure-Python handler: CPU only"),
@@ -186,7 +187,10 @@ KERNELS: dict[str, dict[str, Any]] = {
     },
 }
 # Kernels no decorator marks: plain functions a test passes to cuda.jit or pdc.kernel.
-UNDECORATED = {"tests/kernels_for_tests.py": ("add", "scale2d")}
+UNDECORATED = {
+    "tests/kernels_for_tests.py": ("add", "scale2d"),
+    "pdc/backends/cuda.py": ("_self_test_kernel",),
+}
 
 
 def find_all(root: Path) -> list[Found]:
