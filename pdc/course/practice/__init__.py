@@ -64,8 +64,9 @@ class Exercise:
 
     Attributes:
         name: ``"chNN.topic"``; the prefix names the module that registers it.
-        checker: Calls the student's function; raises :class:`Wrong` or returns a success line.
-        answer: The model answer, shown by :func:`reveal` and used by the tests.
+        checker (Callable): Calls the student's function; raises :class:`Wrong` or returns a
+            success line.
+        answer (Callable): The model answer, shown by :func:`reveal` and used by the tests.
     """
 
     name: str
