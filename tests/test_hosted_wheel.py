@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -135,9 +136,14 @@ def test_each_notebook_runs_its_first_cells_alone_with_only_the_wheel(tmp_path):
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     # The pinned versions the course is tested with, for the cell's %pip too.
     env["PIP_CONSTRAINT"] = f"{ROOT / 'constraints.txt'} {ROOT / 'stacks' / 'cpu.txt'}"
+    # Built from a copy of what the wheel is made of: setuptools writes build/ beside it.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "pdc", source / "pdc", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
     wheels = tmp_path / "wheels"
     _run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(source)],
         env,
         tmp_path,
         600,
