@@ -49,8 +49,10 @@ test-unit: env
 
 # Every supported install (no GPU, CUDA 12, CUDA 13, Colab- and Kaggle-like images) resolves
 # against the package index: pip dry runs that read wheel metadata only (about 3 minutes).
+# Then the built wheel alone, in a fresh environment: each notebook copied to an empty folder
+# runs its setup and import cells, as one notebook opened on Colab does (about 5 minutes).
 check-installs: env
-	$(BIN)/pytest -m network -p no:cacheprovider tests/test_installs.py
+	$(BIN)/pytest -m network -p no:cacheprovider tests/test_installs.py tests/test_hosted_wheel.py
 
 test-notebooks: env
 	$(BIN)/pytest -n 2 --dist loadfile --nbval notebooks solutions \

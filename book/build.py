@@ -126,7 +126,8 @@ def _chapter_note(rel: str) -> str:
         ":class: tip\n"
         "This page shows the notebook with the outputs it produced when it was last run. "
         "To run it yourself, type `make lab` in the course folder and open "
-        f"`{rel}` in JupyterLab. No GPU is needed.\n"
+        f"`{rel}` in JupyterLab. No GPU is needed. The rocket button at the top of the page "
+        "opens it in Colab, where its first cell installs the course package.\n"
         ":::\n"
     )
 

@@ -3,7 +3,7 @@
 Usage: ``python notebooks/execute.py notebooks/01_why_gpus.ipynb [more.ipynb ...]``
 
 Each notebook runs in a fresh kernel with its own folder as the working directory (so
-``import coursekit`` and ``from practice import check`` resolve as in JupyterLab), widget
+relative paths resolve as in JupyterLab), widget
 state is stored (JupyterLab and the book show the chapter-2 explorer before anything is run),
 and math libraries get a few threads, never more than the cores: an oversubscribed thread
 pool on a busy machine turns microsecond operations into milliseconds and the committed

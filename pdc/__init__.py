@@ -26,7 +26,13 @@ def device_summary() -> str:
     from .backends import _probe
 
     if _probe.has_cuda_gpu():
-        return f"CUDA GPU found: kernels run on {get_backend('cuda').device_name}."
+        try:
+            return f"CUDA GPU found: kernels run on {get_backend('cuda').device_name}."
+        except Exception as exc:  # a driver/library mismatch: say so, the cpu backend works
+            return (
+                f"CUDA GPU found, but CUDA did not start ({type(exc).__name__}: {exc}); "
+                f"pdc uses the {default_backend()!r} backend."
+            )
     if _probe.is_apple_silicon() and _probe.has_mlx():
         return (
             "Apple Silicon: MLX code runs on the Metal GPU; CUDA kernels run on numba's "

@@ -86,7 +86,7 @@ class UnifiedBuffer:
         self.dtype = check_dtype("UnifiedBuffer", dtype)
         self.backend = resolve_backend(backend)
         self._pinned_request = bool(pinned)
-        self.pinned = bool(pinned) and self.backend.name == "cuda" and not self.backend.simulated
+        self.pinned = bool(pinned) and self.backend.pinned_host
         self.stats = TransferStats()
         self._freed = False
         if self.backend.zero_copy:
@@ -229,6 +229,7 @@ class UnifiedBuffer:
             self.backend.free(self._device)
             self._device = None
             self._freed = True
+            self.backend.reclaim()  # now that the buffer holds no reference to the array
 
     def _zero_copy_view(self) -> np.ndarray:
         view = self.backend.host_view(self._device)

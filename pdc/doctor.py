@@ -17,7 +17,14 @@ from importlib import metadata
 from typing import Any
 
 from . import __version__
-from .backends import ORDER, _probe, available_backends, default_backend, get_backend
+from .backends import (
+    ORDER,
+    _probe,
+    available_backends,
+    backend_class,
+    default_backend,
+    get_backend,
+)
 
 LIBRARIES = (
     "numpy",
@@ -38,7 +45,8 @@ CUPY_WHEELS = ("cupy-cuda12x", "cupy-cuda13x", "cupy")
 HINTS = {
     "cuda": (
         "install the CUDA extras: pip install -e '.[cuda]' (numba-cuda, cupy-cuda12x; "
-        "cupy-cuda13x on CUDA 13 machines works as well)"
+        "cupy-cuda13x on CUDA 13 machines works as well, except chapter 3's "
+        "memPrefetchAsync, whose CUDA 13 signature differs: that cell then says so)"
     ),
     "metal": "install MLX: pip install -e '.[metal]' (mlx on macOS, mlx[cpu] on Linux)",
     "cpu": "reinstall numpy and numba: make clean && make test",
@@ -81,15 +89,26 @@ def collect() -> dict[str, Any]:
         entry: dict[str, Any] = {"installed": name in avail}
         if name in avail:
             try:
-                entry.update(get_backend(name).info())
+                backend = get_backend(name)
+                entry.update(backend.info())
                 entry["ok"] = True
             except Exception as exc:  # report any failure to initialise, never crash
                 entry.update(ok=False, error=f"{type(exc).__name__}: {exc}")
                 report["problems"].append(
                     f"backend {name!r} failed to start: {exc}. Fix: {HINTS[name]}"
                 )
+                report["backends"][name] = entry
+                continue
+            try:  # a device that is found may still fail its first compile or launch
+                entry.update(backend.self_test())
+            except Exception as exc:
+                entry.update(ok=False, error=f"kernel launch: {type(exc).__name__}: {exc}")
+                report["problems"].append(
+                    f"backend {name!r} starts, but a one-thread kernel failed: {exc}. "
+                    f"Fix: {HINTS[name]}"
+                )
         else:
-            entry["ok"] = name != "cpu"
+            entry["ok"] = not backend_class(name).required
             entry["hint"] = HINTS[name]
         report["backends"][name] = entry
     if _version("numba") is None:
@@ -131,10 +150,15 @@ def render(report: dict[str, Any]) -> str:
                 "memory_free_gib",
                 "default_device",
                 "cores",
+                "kernel_first_launch_ms",
+                "kernel_event_ms",
+                "driver_cuda",
             }
         }
         if extra:
             lines.append("         " + ", ".join(f"{k}={v}" for k, v in extra.items()))
+        if entry.get("versions"):
+            lines.append("         " + ", ".join(f"{k} {v}" for k, v in entry["versions"].items()))
         if entry.get("hint") and not entry["installed"]:
             lines.append(f"         to enable: {entry['hint']}")
     if report.get("cuda_init_error"):

@@ -100,10 +100,11 @@ class Kernel:
     def backend(self) -> Backend:
         if self._backend is None:
             self._backend = resolve_backend(self._backend_name)
-            if self._backend.name == "metal":
+            if not self._backend.cuda_kernels:
+                name = self._backend.name
                 raise ValueError(
-                    "[kernel] expected backend 'cuda' or 'cpu' for a numba.cuda kernel, got "
-                    "'metal'; write MLX array code or mx.fast.metal_kernel for Metal"
+                    f"[kernel] expected backend 'cuda' or 'cpu' for a numba.cuda kernel, got "
+                    f"{name!r}; write MLX array code or mx.fast.metal_kernel for Metal"
                 )
         return self._backend
 
@@ -145,12 +146,9 @@ class Kernel:
                     f"backend={backend.name!r} (or backend=kernel.backend)"
                 )
         dev_args = tuple(a.device if isinstance(a, UnifiedBuffer) else a for a in args)
-        if backend.name == "cuda":
-            if self._compiled is None:
-                self._compiled = backend.cuda.jit(self.fn)  # type: ignore[attr-defined]
-            backend.launch(self._compiled, grid, block, dev_args)
-        else:
-            backend.launch(self.fn, grid, block, dev_args)
+        if self._compiled is None:
+            self._compiled = backend.compile(self.fn)
+        backend.launch(self._compiled, grid, block, dev_args)
         self.launches += 1
 
     def __repr__(self) -> str:

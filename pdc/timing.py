@@ -1,6 +1,6 @@
 """Honest timing: samples kept, medians and percentiles, CUDA events on a GPU.
 
-One implementation used by the chapters (through ``coursekit``), the exercises' timing
+One implementation used by the chapters (through ``pdc.course.kit``), the exercises' timing
 sections and the benchmarks. ``fit_threads`` sizes PyTorch's and OpenBLAS's CPU thread
 pools to the cores other work leaves free, so a microsecond operation is not timed waiting
 for threads the scheduler does not run.
@@ -90,21 +90,24 @@ def measure(
     number: int = 1,
     device: str = "cpu",
     sync: Callable[[], object] | None = None,
+    stream: Any = None,
 ) -> Timing:
     """Time ``fn(*args)``: warm up, then take ``repeat`` samples and keep them all.
 
-    On a real NVIDIA GPU (``device="cuda"`` and ``pdc.has_gpu()``) each sample is taken with
-    CUDA events recorded on the default stream: the GPU stamps ``start``, the calls are made,
-    the GPU stamps ``end``. The device is synchronised before each sample, so ``start`` is
-    stamped on an idle GPU as soon as it is recorded, and the interval **includes the host's
-    launch path** (Python, the library's dispatch, the driver call: microseconds per call)
-    until the work reaches the GPU, as well as any host time spent between calls. For work
+    On a real NVIDIA GPU (``device="cuda"`` and ``pdc.has_gpu()``, no ``sync`` given) each
+    sample is taken with CUDA events recorded on ``stream`` (the legacy default stream unless
+    given, which orders against numba's launches and the default streams of torch and CuPy; work
+    queued on another stream needs ``stream=`` or ``sync=``): the GPU stamps ``start``, the
+    calls are made, the GPU stamps ``end``. The device is synchronised before each sample, so
+    ``start`` is stamped on an idle GPU as soon as it is recorded, and the interval **includes
+    the host's launch path** (Python, the library's dispatch, the driver call: microseconds per
+    call) until the work reaches the GPU, as well as any host time spent between calls. For work
     that takes far longer than its launch the difference does not matter; for a microsecond
-    kernel events measure about what ``perf_counter`` with a synchronise does, and the
-    kernel's own duration needs a profiler (``torch.profiler``, Nsight Systems). Everywhere
-    else a sample is ``time.perf_counter`` around the calls and a synchronise (``sync``, or
-    the device's own for ``"mps"`` and ``"mlx"``), so asynchronous work is counted. On
-    numba's CUDA simulator a kernel runs on the CPU, so it is timed like any Python call.
+    kernel events measure about what ``perf_counter`` with a synchronise does, and the kernel's
+    own duration needs a profiler (``torch.profiler``, Nsight Systems). Everywhere else a sample
+    is ``time.perf_counter`` around the calls and a synchronise (``sync``, or the device's own
+    for ``"mps"`` and ``"mlx"``), so asynchronous work is counted. On numba's CUDA simulator a
+    kernel runs on the CPU, so it is timed like any Python call.
 
     Args:
         fn: The work to time; called as ``fn(*args)``.
@@ -115,7 +118,10 @@ def measure(
             microsecond operation can be timed above the clock's resolution.
         device: Where the work runs: ``"cpu"``, ``"cuda"``, ``"mps"`` or ``"mlx"``.
         sync: Called after the calls of each sample before the clock stops; overrides the
-            device's own synchronise.
+            device's own synchronise, and on a GPU replaces CUDA events by ``perf_counter``
+            plus this call (for work on streams the events would not bracket).
+        stream: On a GPU, the numba CUDA stream the work is queued on; the events are
+            recorded on it.
 
     Returns:
         A :class:`Timing` with the per-call samples, median and percentiles.
@@ -131,6 +137,7 @@ def measure(
         )
     if device not in ("cpu", "cuda", "mps", "mlx"):
         raise ValueError(f"[measure] expected device cpu, cuda, mps or mlx, got {device!r}")
+    events = device == "cuda" and sync is None
     sync = sync or _device_sync(device)
     for _ in range(warmup):
         fn(*args)
@@ -139,8 +146,8 @@ def measure(
     if device == "cuda":
         import pdc
 
-        if pdc.has_gpu():
-            return _measure_cuda_events(fn, args, repeat, number, pdc.numba_cuda())
+        if events and pdc.has_gpu():
+            return _measure_cuda_events(fn, args, repeat, number, pdc.numba_cuda(), stream)
         sync = sync or pdc.numba_cuda().synchronize
     samples = []
     for _ in range(repeat):
@@ -154,18 +161,24 @@ def measure(
 
 
 def _measure_cuda_events(
-    fn: Callable[..., object], args: tuple[object, ...], repeat: int, number: int, cuda: Any
+    fn: Callable[..., object],
+    args: tuple[object, ...],
+    repeat: int,
+    number: int,
+    cuda: Any,
+    stream: Any = None,
 ) -> Timing:
     # Events on the legacy default stream order against numba kernels and against PyTorch's
     # default stream alike, so one pair brackets work from either library. The GPU is idle
     # when ``start`` is recorded, so each interval includes the launch path of the calls.
+    on = 0 if stream is None else stream
     samples = []
     for _ in range(repeat):
         start, end = cuda.event(), cuda.event()
-        start.record()
+        start.record(on)
         for _ in range(number):
             fn(*args)
-        end.record()
+        end.record(on)
         end.synchronize()
         samples.append(start.elapsed_time(end) * 1e-3 / number)  # milliseconds -> seconds
     return Timing(tuple(samples), device="cuda", clock="cuda events")

@@ -223,6 +223,19 @@ def test_every_chapter_and_exercise_is_a_page(site, build):
         assert (site / f"{name}.html").exists(), f"[book] expected {name}.html"
 
 
+def test_every_notebook_page_opens_its_repository_notebook_in_colab(site, build):
+    from pdc.course.hosted import REPOSITORY
+
+    blob = REPOSITORY.replace("https://github.com/", "https://colab.research.google.com/github/")
+    pages = [("chapters", "notebooks", nb) for nb in build.chapter_notebooks()]
+    pages += [("exercises", "exercises", nb) for nb in build.exercise_notebooks()]
+    for folder, repo_folder, nb in pages:
+        page = site / folder / f"{nb.stem}.html"
+        links = {a.get("href", "") for tag, a in _parse(page.read_text()).elements if tag == "a"}
+        want = f"{blob}/blob/main/{repo_folder}/{nb.name}"
+        assert want in links, f"[book] expected a Colab button to {want} on {folder}/{page.name}"
+
+
 def test_landing_page_says_what_who_how_and_hardware(site):
     text = _text(site / "index.html")
     for needed in ["make lab", "make test", "Who it is for", "What hardware you need", "no GPU"]:

@@ -1,16 +1,12 @@
-"""Tests for notebooks/coursekit.py, the functions behind chapters 1-5 of the course."""
+"""Tests for pdc/course/kit.py, the functions behind chapters 1-5 of the course."""
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pdc
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebooks"))
-
-import coursekit as ck
+from pdc.course import kit as ck
 
 
 @pytest.mark.parametrize(
@@ -204,8 +200,7 @@ def test_setup_torch_caps_threads_at_the_cores():
 _FAULTS = """
 import resource, sys
 import numpy as np
-sys.path.insert(0, {nb!r})
-import coursekit as ck
+from pdc.course import kit as ck
 
 def faults_of_second_allocation():
     np.ones(2**24, np.float32)  # 64 MiB, allocated, touched and freed
@@ -224,9 +219,8 @@ print(default, kept, faults_of_second_allocation())
 def test_keep_freed_memory_stops_page_faults_of_reallocation():
     import subprocess
 
-    root = Path(__file__).resolve().parents[1] / "notebooks"
     out = subprocess.run(
-        [sys.executable, "-c", _FAULTS.format(nb=str(root))],
+        [sys.executable, "-c", _FAULTS],
         capture_output=True,
         text=True,
         check=True,

@@ -1,4 +1,4 @@
-"""Tier 1: ``coursekit.device_limits`` with fake numba devices of the GPUs students have.
+"""Tier 1: ``pdc.course.kit.device_limits`` with fake numba devices of the GPUs students have.
 
 Each fake resolves attribute names exactly as numba-cuda's ``Device.__getattr__`` does (through
 cuda.bindings' ``CUdevice_attribute``), so a misspelt name fails here as it would on a GPU.
@@ -6,14 +6,10 @@ The tables are the CUDA C++ Programming Guide's figures per compute capability.
 """
 
 import importlib
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebooks"))
-
-import coursekit as ck  # noqa: E402
+from pdc.course import kit as ck
 
 pocc = importlib.import_module("pdc.ptx.occupancy")  # the module; pdc.ptx.occupancy is a function
 

@@ -1,7 +1,7 @@
 """Committed timings must be plausible against a baseline measured in the same notebook run.
 
-A chapter that times something records it with ``coursekit.evidence(name, measured, baseline,
-...)``: the cell's output then carries a JSON record (MIME type ``coursekit.EVIDENCE_MIME``)
+A chapter that times something records it with ``pdc.course.kit.evidence(name, measured, baseline,
+...)``: the cell's output then carries a JSON record (MIME type ``pdc.course.kit.EVIDENCE_MIME``)
 with both medians and the bound the claim must meet, for example "at most 20x a memcpy of the
 same bytes, plus 50 µs of call overhead". This test reads every committed notebook and applies
 the bound again, so a notebook executed on a machine whose thread pool collapsed (a 65k-element
@@ -11,15 +11,13 @@ SAXPY in 24 ms) cannot be committed as evidence.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "notebooks"))
+from pdc.course import kit as ck
 
-import coursekit as ck  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 NOTEBOOKS = sorted(
     p for folder in ("notebooks", "solutions", "exercises") for p in (ROOT / folder).glob("*.ipynb")
@@ -50,7 +48,7 @@ def records(path: Path) -> list[dict]:
 def test_committed_timings_are_plausible(path):
     recs = records(path)
     if path.name in MUST_RECORD:
-        assert recs, f"{path.name} times things but records no evidence (coursekit.evidence)"
+        assert recs, f"{path.name} times things but records no evidence (ck.evidence)"
     names = [r.get("name") for r in recs]
     assert len(set(names)) == len(names), f"{path.name}: duplicate evidence names {names}"
     problems = [p for r in recs for p in ck.evidence_problems(r)]

@@ -13,18 +13,15 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pdc
+from pdc.course import practice
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-sys.path.insert(0, str(NOTEBOOKS))
-
-import practice  # noqa: E402
 
 CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 CHECK_CALL = re.compile(r"""check\(\s*["']([\w.]+)["']\s*,\s*(\w+)\s*\)""")
@@ -81,8 +78,8 @@ def test_stub_fails_and_answer_passes(notebook, name, source, function):
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_every_registered_exercise_is_in_its_chapter(path):
     chapter = "ch" + path.name[:2]
-    if not (NOTEBOOKS / "practice" / f"{chapter}.py").exists():
-        pytest.skip(f"no practice/{chapter}.py")
+    if not (Path(practice.__file__).parent / f"{chapter}.py").exists():
+        pytest.skip(f"no pdc/course/practice/{chapter}.py")
     in_notebook = {name for name, _, _ in practice_pairs(path)}
     missing = set(practice.registered(chapter)) - in_notebook
     assert not missing, f"{path.name} has no practice cell for {sorted(missing)}"
@@ -95,7 +92,7 @@ def test_check_prints_feedback_and_never_raises(capsys):
     out = capsys.readouterr().out
     assert "your code raised ZeroDivisionError" in out
     assert "expected a function, got str" in out
-    assert "no module practice.ch99" in out
+    assert "no module pdc.course.practice.ch99" in out
 
 
 def test_check_names_the_mistake(capsys):

@@ -151,8 +151,33 @@ def _drop_empty_bases(app: Any, doctree: Any) -> None:
             para.parent.remove(para)
 
 
+# The book's folders of notebook pages and the repository folders they are copies of.
+LAUNCH_SOURCES = {"chapters/": "notebooks/", "exercises/": "exercises/"}
+
+
+def _launch_from_repository(
+    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
+    # sphinx-book-theme builds a launch button's address from the page's place in the book;
+    # the notebook it should open is the one in the repository that the page was copied from.
+    prefix = next((p for p in LAUNCH_SOURCES if pagename.startswith(p)), None)
+    if prefix is None:
+        return
+    book_path = f"/{pagename}.ipynb"
+    repo_path = f"/{LAUNCH_SOURCES[prefix]}{pagename[len(prefix) :]}.ipynb"
+    for group in context.get("header_buttons", []):
+        if group.get("label") != "launch-buttons":
+            continue
+        for button in group.get("buttons", []):
+            url = button.get("url", "")
+            if url.endswith(book_path):
+                button["url"] = url[: -len(book_path)] + repo_path
+
+
 def setup(app: Any) -> dict[str, Any]:
     """Register the extension's event handlers."""
+    # After sphinx-book-theme's own launch buttons (priority 501).
+    app.connect("html-page-context", _launch_from_repository, priority=502)
     app.connect("config-inited", _config_inited)
     app.connect("missing-reference", _missing_reference)
     app.connect("autodoc-process-signature", _signature)

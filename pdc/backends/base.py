@@ -84,13 +84,25 @@ class Backend:
     Subclasses set ``name`` and fill in the methods below. ``simulated`` is True when the
     backend's device is emulated on the CPU (numba's CUDA simulator, MLX's CPU device),
     and ``zero_copy`` is True when host and device share memory, so a buffer never needs
-    a transfer.
+    a transfer. The other class attributes answer what the layers above would otherwise
+    decide by comparing backend names:
+
+    * ``pinned_host``: ``host_empty(..., pinned=True)`` gives page-locked memory;
+    * ``cuda_kernels``: :meth:`launch` runs numba.cuda kernels (on a GPU or simulated);
+    * ``host_ring_loop``: a ring kernel's handler runs as Python (numba-compiled) on a host
+      thread of this process, so pure-Python handlers and ``pdc.ring.fast``'s compiled call
+      work; elsewhere the handler is device code;
+    * ``required``: the backend always exists (a missing one is an error, not a choice).
     """
 
     name: str = "base"
     simulated: bool = False
     zero_copy: bool = False
     device_name: str = "unknown"
+    pinned_host: bool = False
+    cuda_kernels: bool = False
+    host_ring_loop: bool = False
+    required: bool = False
 
     # -- memory -----------------------------------------------------------------------
     def allocate(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
@@ -99,6 +111,9 @@ class Backend:
 
     def free(self, arr: Any) -> None:
         """Release a device array (a no-op where the garbage collector owns memory)."""
+
+    def reclaim(self) -> None:
+        """Give device memory that nothing references back now (where freeing is deferred)."""
 
     def host_empty(self, shape: tuple[int, ...], dtype: np.dtype, pinned: bool = False):
         """Allocate a host array; page-locked where the backend supports it."""
@@ -117,12 +132,27 @@ class Backend:
         return None
 
     # -- execution --------------------------------------------------------------------
+    def compile(self, fn: Any) -> Any:
+        """What :meth:`launch` runs for the Python function ``fn`` (compiled once, if at all)."""
+        return fn
+
     def synchronize(self) -> None:
         """Wait for all queued device work to finish."""
 
     def launch(self, fn: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple) -> None:
         """Launch a kernel with explicit geometry."""
         raise NotImplementedError
+
+    def self_test(self) -> dict[str, Any]:
+        """Compile and launch a tiny kernel, for ``pdc doctor``; facts about the run.
+
+        Backends whose launches the test suite already exercises on every machine (the
+        simulators) return ``{}``.
+
+        Raises:
+            Exception: Whatever the compile or the launch raised.
+        """
+        return {}
 
     def info(self) -> dict[str, Any]:
         """Facts about the device for ``pdc doctor``."""

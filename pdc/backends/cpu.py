@@ -33,6 +33,9 @@ class CPUBackend(Backend):
     name = "cpu"
     simulated = False
     zero_copy = False
+    cuda_kernels = True
+    host_ring_loop = True
+    required = True
 
     def __init__(self) -> None:
         self.device_name = f"CPU ({os.cpu_count()} cores)"

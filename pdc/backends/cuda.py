@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+import warnings
+import weakref
 from typing import Any
 
 import numpy as np
@@ -51,15 +54,24 @@ def _is_sim(cuda) -> bool:
     return "simulator" in getattr(cuda.jit, "__module__", "")
 
 
+def _self_test_kernel(out):  # (1,) int32: one thread writes 1
+    out[0] = 1
+
+
 class CUDABackend(Backend):
     """numba.cuda device arrays and kernel launches (simulated when no GPU is present)."""
 
     name = "cuda"
     zero_copy = False
+    cuda_kernels = True
 
     def __init__(self) -> None:
         self.cuda = numba_cuda()
         self.simulated = _is_sim(self.cuda)
+        self.pinned_host = not self.simulated  # the simulator's pinned_array is plain memory
+        # One dispatcher per Python function: cuda.jit compiles on its first launch and
+        # keeps the result, so a function launched again is not compiled again.
+        self._jitted: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         if self.simulated:
             self.device_name = "numba CUDA simulator (no GPU)"
         else:
@@ -69,6 +81,13 @@ class CUDABackend(Backend):
 
     def allocate(self, shape, dtype):
         return self.cuda.device_array(shape, dtype)
+
+    def reclaim(self):
+        # numba defers cuMemFree until many frees are pending; flush them. While a ring kernel
+        # is resident its engine holds numba's defer_cleanup(), and this flush does nothing:
+        # a cuMemFree would wait for the kernel, which never ends.
+        if not self.simulated:
+            self.cuda.current_context().deallocations.clear()
 
     def host_empty(self, shape, dtype, pinned=False):
         if pinned:
@@ -87,9 +106,58 @@ class CUDABackend(Backend):
         # for a persistent ring kernel, which runs on a non-blocking stream of its own.
         self.cuda.default_stream().synchronize()
 
+    def compile(self, fn):
+        if hasattr(fn, "py_func") or hasattr(fn, "configure"):
+            return fn  # already a numba dispatcher
+        jitted = self._jitted.get(fn)
+        if jitted is None:
+            jitted = self._jitted[fn] = self.cuda.jit(fn)
+        return jitted
+
     def launch(self, fn, grid, block, args):
-        jitted = fn if hasattr(fn, "py_func") or hasattr(fn, "configure") else self.cuda.jit(fn)
-        jitted[grid, block](*args)
+        self.compile(fn)[grid, block](*args)
+
+    def self_test(self) -> dict[str, Any]:
+        """One thread writes 1 (compiled, launched, timed with events); versions that matter.
+
+        ``pdc doctor`` runs it on a real GPU: a machine where the device is found but the
+        first launch fails (PTX newer than the driver, no nvJitLink, cuda-bindings of another
+        CUDA major) then reports the failure instead of "All good".
+        """
+        if self.simulated:
+            return {}
+        from importlib import metadata
+
+        from numba.core.errors import NumbaPerformanceWarning
+
+        out = self.cuda.to_device(np.zeros(1, np.int32))
+        kernel = self.compile(_self_test_kernel)
+        with warnings.catch_warnings():  # one thread on purpose: no "under-utilization" note
+            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+            started = time.perf_counter()
+            kernel[1, 1](out)
+            self.cuda.synchronize()
+            first = time.perf_counter() - started
+            start, end = self.cuda.event(), self.cuda.event()
+            start.record()
+            kernel[1, 1](out)
+            end.record()
+            end.synchronize()
+        got = int(out.copy_to_host()[0])
+        if got != 1:
+            raise RuntimeError(f"[cuda self-test] expected the kernel to write 1, got {got}")
+        versions = {}
+        for dist in ("numba-cuda", "cuda-bindings", "nvidia-nvjitlink-cu12", "nvidia-nvjitlink"):
+            try:
+                versions[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                pass
+        return {
+            "kernel_first_launch_ms": round(first * 1e3, 1),  # compile + launch + run
+            "kernel_event_ms": round(start.elapsed_time(end), 3),
+            "driver_cuda": _probe.cuda_driver_version(),
+            "versions": versions,
+        }
 
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {"device": self.device_name, "simulated": self.simulated}

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-# The MIME type under which the chapters store a measurement (see notebooks/coursekit.py).
+# The MIME type under which the chapters store a measurement (see pdc/course/kit.py).
 EVIDENCE_MIME = "application/vnd.pdc.evidence+json"
 # numba_cuda, not numba.cuda: numba still ships a deprecated built-in numba.cuda.
 NEEDED = ("numpy", "numba", "numba_cuda", "pytest", "nbformat", "nbclient", "ipykernel")

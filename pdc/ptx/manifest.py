@@ -125,15 +125,15 @@ KERNELS: dict[str, dict[str, Any]] = {
         "barrier_in_branch": (F1, F1),
         "shift_left": (F1, F1),
     },
-    "notebooks/practice/ch04.py": {"relu_kernel": (F1, F1), "scale_rows": (F2, F1, F2)},
-    "notebooks/practice/ch05.py": {
+    "pdc/course/practice/ch04.py": {"relu_kernel": (F1, F1), "scale_rows": (F2, F1, F2)},
+    "pdc/course/practice/ch05.py": {
         "reverse_blocks": (F1, F1),
         "histogram": (I32, I32),
         "warp_max": (F1, F1),
         "shift_left": (F1, F1),
     },
     # A copy of chapter 10's kernel inside a checker, closing over its tile size.
-    "notebooks/practice/ch10.py": {"matvec_tiled": with_constants((F2, F1, F1, I64), tile=32)},
+    "pdc/course/practice/ch10.py": {"matvec_tiled": with_constants((F2, F1, F1, I64), tile=32)},
     "notebooks/06_performance_pitfalls.ipynb": {"add_one": (F1,)},
     "notebooks/09_persistent_ring_kernels.ipynb": {
         "hypot": ring(),
@@ -144,6 +144,7 @@ KERNELS: dict[str, dict[str, Any]] = {
     },
     "notebooks/10_optimisation.ipynb": {"heavy": (F1, F1)},
     "tests/kernels_for_tests.py": {"add": (F1, F1, F1), "scale2d": (F2, F2, "float32")},
+    "pdc/backends/cuda.py": {"_self_test_kernel": (I32,)},
     "tests/test_ring_cpu.py": {
         "root": ring(),
         "anything": skip("a pure-Python handler: CPU only"),
@@ -186,7 +187,10 @@ KERNELS: dict[str, dict[str, Any]] = {
     },
 }
 # Kernels no decorator marks: plain functions a test passes to cuda.jit or pdc.kernel.
-UNDECORATED = {"tests/kernels_for_tests.py": ("add", "scale2d")}
+UNDECORATED = {
+    "tests/kernels_for_tests.py": ("add", "scale2d"),
+    "pdc/backends/cuda.py": ("_self_test_kernel",),
+}
 
 
 def find_all(root: Path) -> list[Found]:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from pdc.backends import backend_class
 from pdc.ring import aio
 from pdc.ring.args import seconds_arg
 from pdc.ring.definition import RingKernelDef
@@ -99,7 +100,7 @@ class RingKernel(Sending, Receiving):
         self.backend = backend
         self.host = RingHost(self.rings)
         self._fast = None  # the compiled call of the cpu backend (pdc.ring.fast)
-        if backend == "cpu":
+        if backend_class(backend).host_ring_loop:
             from pdc.ring.fast import fast_call
 
             self._fast = fast_call(self.rings, self.spec.python)

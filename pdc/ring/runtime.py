@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from pdc.backends import backend_class
 from pdc.ring.args import seconds_arg
 from pdc.ring.definition import BACKPRESSURE, RingKernelDef, ring_kernel
 from pdc.ring.engine import EngineOptions
@@ -159,7 +160,7 @@ class RingKernelRuntime:
             import pdc
 
             name = pdc.default_backend()
-        if definition.spec.python and name != "cpu":
+        if definition.spec.python and not backend_class(name).host_ring_loop:
             raise ValueError(
                 f"[launch {definition.kernel_id}] a pure-Python handler runs on the cpu backend "
                 f"only, got backend {name!r}"

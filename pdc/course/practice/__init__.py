@@ -3,7 +3,8 @@
 A chapter cell (tagged ``practice``) holds a stub the student fills in; the next cell calls
 ``check("ch01.saxpy", saxpy_numpy)``, which prints specific feedback and never raises, so a
 notebook runs top to bottom with every stub untouched. ``reveal("ch01.saxpy")`` prints the
-model answer, which lives in the chapter's module (``practice/ch01.py``), not in the notebook.
+model answer, which lives in the chapter's module (``pdc/course/practice/ch01.py``), not in the
+notebook.
 
 A chapter module registers its exercises with :func:`exercise`::
 
@@ -19,13 +20,13 @@ A chapter module registers its exercises with :func:`exercise`::
 The checker calls the student's function, raises :class:`Wrong` with a message that says what
 is wrong (helpers :func:`expect_close`, :func:`expect_shape` build those), and returns a short
 success line. The module for a name is found from its prefix (``ch01.saxpy`` lives in
-``practice.ch01``), so nothing else lists the chapters.
+``pdc.course.practice.ch01``), so nothing else lists the chapters.
 
 ``tests/test_practice.py`` runs every practice cell's stub on its own, with ``np``, ``math``,
 ``pdc`` and ``cuda`` (numba's CUDA module) predefined, and requires that the stub fails its
 check and the model answer passes it, and that typical wrong answers fail; a stub cell imports
 anything else it needs itself. Kernel checks judge behaviour, never source text: they run the
-kernel in pdc's instrumented simulator (``practice._cuda.simulate``), which reports an
+kernel in pdc's instrumented simulator (``pdc.course.practice._cuda.simulate``), which reports an
 out-of-range index, a race or a divergent barrier even when the values come out right.
 """
 
@@ -63,8 +64,9 @@ class Exercise:
 
     Attributes:
         name: ``"chNN.topic"``; the prefix names the module that registers it.
-        checker: Calls the student's function; raises :class:`Wrong` or returns a success line.
-        answer: The model answer, shown by :func:`reveal` and used by the tests.
+        checker (Callable): Calls the student's function; raises :class:`Wrong` or returns a
+            success line.
+        answer (Callable): The model answer, shown by :func:`reveal` and used by the tests.
     """
 
     name: str
@@ -98,7 +100,7 @@ def get(name: str) -> Exercise:
         try:
             importlib.import_module(f"{__name__}.{chapter}")
         except ModuleNotFoundError as exc:
-            raise KeyError(f"[practice] no module practice.{chapter} for {name!r}") from exc
+            raise KeyError(f"[practice] no module {__name__}.{chapter} for {name!r}") from exc
     if name not in _REGISTRY:
         known = ", ".join(sorted(n for n in _REGISTRY if n.startswith(name.split(".")[0])))
         raise KeyError(f"[practice] unknown exercise {name!r}; this chapter has: {known}")

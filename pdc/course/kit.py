@@ -1,4 +1,4 @@
-"""Small, tested functions shared by the course chapters.
+"""Small, tested functions shared by the course chapters (``from pdc.course import kit as ck``).
 
 The chapters import this module so that the prose, the widgets and the tests agree on one
 implementation: the occupancy rules of an NVIDIA streaming multiprocessor (SM), the memory
@@ -188,8 +188,9 @@ def occupancy(
     if smem_per_block < 0:
         raise ValueError(f"[occupancy] expected smem_per_block >= 0 bytes, got {smem_per_block}")
     warps_per_block = math.ceil(block_size / limits.warp_size)
-    # The rules themselves live in pdc, which also applies them to compiled kernels.
-    candidates = block_limits(limits, block_size, regs_per_thread, smem_per_block)
+    # The rules themselves live in pdc, which also applies them to compiled kernels; they read
+    # only the fields this SMLimits shares with pdc.ptx.occupancy.SMLimits.
+    candidates = block_limits(limits, block_size, regs_per_thread, smem_per_block)  # type: ignore[arg-type]
     if smem_per_block > limits.max_smem_per_block:
         # More than one block may ever hold on this GPU (100 KiB on a T4's 64 KiB): no block
         # can be resident, as CUDA's occupancy calculator answers, instead of an error.

@@ -1,0 +1,81 @@
+"""The doctor launches a kernel, and freed buffers give their memory back.
+
+Tier 1 with a faked backend: a device that starts but whose first launch fails is a problem,
+not "All good"; a buffer's ``free()`` asks the backend to reclaim only once nothing refers to
+the array. The ``gpu`` tests run the real thing on a CUDA GPU.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import pdc
+from pdc import doctor
+from pdc.backends.cpu import CPUBackend
+
+
+class LaunchFails(CPUBackend):
+    def self_test(self):
+        raise RuntimeError("PTX .version 8.8 is newer than the driver's 8.5")
+
+
+def test_doctor_reports_a_device_whose_first_launch_fails(monkeypatch):
+    real = doctor.get_backend
+    monkeypatch.setattr(doctor, "get_backend", lambda n: LaunchFails() if n == "cpu" else real(n))
+    report = doctor.collect()
+    entry = report["backends"]["cpu"]
+    assert entry["ok"] is False and entry["error"].startswith("kernel launch: RuntimeError")
+    assert any("one-thread kernel failed: PTX .version 8.8" in p for p in report["problems"])
+    assert "All good" not in doctor.render(report)
+
+
+class Reclaiming(CPUBackend):
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrays: list[weakref.ref] = []
+        self.alive_at_reclaim: list[bool] = []
+
+    def allocate(self, shape, dtype):
+        arr = super().allocate(shape, dtype)
+        self.arrays.append(weakref.ref(arr))
+        return arr
+
+    def reclaim(self):
+        self.alive_at_reclaim.append(any(ref() is not None for ref in self.arrays))
+
+
+def test_free_reclaims_after_the_buffer_lets_go_of_its_array():
+    backend = Reclaiming()
+    buf = pdc.UnifiedBuffer(1024, np.float32, backend=backend)
+    buf.free()
+    buf.free()  # a second free does nothing
+    assert backend.alive_at_reclaim == [False]
+
+
+@pytest.mark.gpu
+def test_the_cuda_self_test_compiles_launches_and_times_a_kernel():
+    facts = pdc.get_backend("cuda").self_test()
+    assert facts["kernel_event_ms"] > 0 and facts["kernel_first_launch_ms"] > 0
+    assert "numba-cuda" in facts["versions"] and facts["driver_cuda"] > 0
+    report = doctor.collect()
+    assert report["backends"]["cuda"]["ok"] and not report["problems"], report
+
+
+@pytest.mark.gpu
+def test_a_freed_cuda_buffer_returns_its_memory():
+    cuda = pdc.numba_cuda()
+    ctx = cuda.current_context()
+    size = 512 * 2**20
+    gc.collect()
+    ctx.deallocations.clear()
+    before = ctx.get_memory_info()[0]
+    buf = pdc.UnifiedBuffer(size // 4, np.float32, backend="cuda")
+    during = ctx.get_memory_info()[0]
+    buf.free()
+    after = ctx.get_memory_info()[0]
+    assert before - during >= size, (before, during)
+    assert before - after < size // 2, f"free() left {(before - after) / 2**20:.0f} MiB in use"
