@@ -3,8 +3,9 @@
 A checker judges behaviour, never the text of a kernel: :func:`simulate` runs the kernel on
 pdc's simulator (:mod:`pdc.sim`, numba-cuda's typed IR of the kernel), which reports what a
 GPU would do silently or only sometimes: an index outside an array, a race between threads
-that no barrier orders, a barrier some threads never reach, a read of memory nobody wrote. The same run gives
-the output values, so a check needs no GPU and gives the same verdict with one.
+that no barrier orders, a barrier some threads never reach, a read of memory nobody wrote.
+The same run gives the output values, so a check needs no GPU and gives the same verdict with
+one.
 """
 
 from __future__ import annotations
