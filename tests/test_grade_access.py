@@ -198,7 +198,8 @@ def _child_results(monkeypatch):
         return load(case, cid, out, nonce, gpu)
 
     monkeypatch.setattr(grader, "_load_result", spy)
-    results, note = grader._run_child(part, cases, ext, 60.0, False)
+    job = grader._Job(ex, part, cases, [], ext, "", 0.0)
+    ((results, note),), _ = grader._run_child([job], 60.0, False)
     assert note == "" or "timed out" not in note
     local = []
     for c in cases:

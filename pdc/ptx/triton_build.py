@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pdc import pyast
+
 from .build import Build, parse_ptxas
 
 PRELUDE = "import math\nimport triton\nimport triton.language as tl\n"
@@ -237,10 +239,10 @@ def module_from_kernel(kernel: Any) -> tuple[str, str]:
         if func.__name__ in seen:
             return
         seen.add(func.__name__)
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        tree = pyast.parse(textwrap.dedent(inspect.getsource(func)))
         node = tree.body[0]
         assert isinstance(node, ast.FunctionDef)
-        node.decorator_list = [ast.parse("triton.jit", mode="eval").body]
+        node.decorator_list = [pyast.parse_expr("triton.jit")]
         for name in func.__code__.co_names:
             value = func.__globals__.get(name)
             if is_triton(value) and hasattr(value, "fn"):

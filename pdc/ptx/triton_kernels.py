@@ -91,7 +91,7 @@ def module_for(defs: list[ast.FunctionDef], constants: list[ast.stmt]) -> str:
     parts = [PRELUDE] + [ast.unparse(c) for c in constants]
     for node in defs:
         bare = copy.copy(node)
-        bare.decorator_list = [ast.parse("triton.jit", mode="eval").body]
+        bare.decorator_list = [pyast.parse_expr("triton.jit")]
         parts.append(ast.unparse(bare))
     return "\n\n".join(parts) + "\n"
 

@@ -119,5 +119,5 @@ def extract(cells: list[str], name: str, params: tuple, constants: dict) -> Foun
         why = _problem(node, known)
         if why:
             return Found(problem=why)
-    consts = [ast.parse(f"{k} = {v!r}").body[0] for k, v in constants.items()]
+    consts = [pyast.parse(f"{k} = {v!r}").body[0] for k, v in constants.items()]
     return Found(text=module_for(list(defs.values()), consts))
