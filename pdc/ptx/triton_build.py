@@ -85,7 +85,8 @@ def compile_fn(
 
     Args:
         fn: The JITFunction.
-        signature: Parameter -> Triton type ("*fp32", "i32", "fp32"); constexprs may be left out.
+        signature: Parameter -> Triton type (``"*fp32"``, ``"i32"``, ``"fp32"``); constexprs
+            may be left out.
         constexprs: Parameter -> value for every ``tl.constexpr`` parameter.
         cc: Compute capability, e.g. ``(9, 0)``.
         num_warps: Warps per program.

@@ -1,9 +1,9 @@
 """Workers the interpreter must wait for at exit: an engine whose loop cannot be interrupted.
 
 The metal engine's worker spends its batches inside MLX evaluations, which nothing can
-interrupt; the interpreter must not finalize while one runs. Such an engine ``hold``s
-itself while its worker runs and ``release``s itself when the worker ends; at exit every
-held engine is asked to leave and waited for.
+interrupt; the interpreter must not finalize while one runs. Such an engine holds itself
+(``hold``) while its worker runs and releases itself (``release``) when the worker ends; at
+exit every held engine is asked to leave and waited for.
 """
 
 from __future__ import annotations

@@ -54,15 +54,16 @@ CHECK_EVERY = 64
 class Primitives(NamedTuple):
     """The memory operations of one backend, as functions its compiler can call.
 
-    Attributes:
-        load: ``load(ctrl, i) -> int``: acquire load of a control word.
-        store: ``store(ctrl, i, v)``: release store (every earlier write visible first).
-        poll: ``poll(ctrl, i) -> int``: plain (relaxed) load, for the idle poll of a head.
-        fence: ``fence()``: acquire fence, after a poll that saw work.
-        put: ``put(ctrl, i, v)``: plain store without a fence (the heartbeat).
-        pause: ``pause(ctrl, idle) -> int``: after a pass without work (spin hint, yield,
-            nap...); returns nonzero when it slept, so that the control words are read
-            at once. Must not block for long.
+    Its fields, in order:
+
+    - ``load(ctrl, i) -> int``: acquire load of a control word.
+    - ``store(ctrl, i, v)``: release store (every earlier write visible first).
+    - ``poll(ctrl, i) -> int``: plain (relaxed) load, for the idle poll of a head.
+    - ``fence()``: acquire fence, after a poll that saw work.
+    - ``put(ctrl, i, v)``: plain store without a fence (the heartbeat).
+    - ``pause(ctrl, idle) -> int``: after a pass without work (spin hint, yield, nap...);
+      returns nonzero when it slept, so that the control words are read at once. Must not
+      block for long.
     """
 
     load: Callable

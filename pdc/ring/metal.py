@@ -60,7 +60,7 @@ from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.mlx_batch import (
     COMPILE_MAX_OPS,
-    Reply,
+    MlxReply,
     State,
     assigned_fields,
     mlx_dtype,
@@ -179,7 +179,7 @@ class MetalEngine(Engine):
         def batch(*args):
             # args: one column per request field, then (with state) one array per field.
             req = SimpleNamespace(**dict(zip(req_names, args[:nreq], strict=True)))
-            rep = Reply(self._rep_names)
+            rep = MlxReply(self._rep_names)
             if st_names:
                 state = State(dict(zip(st_names, args[nreq:], strict=True)))
                 code = fn(req, rep, state)

@@ -19,7 +19,7 @@ from pdc.ring.subset import constant_int
 
 __all__ = [
     "COMPILE_MAX_OPS",
-    "Reply",
+    "MlxReply",
     "State",
     "assigned_fields",
     "mlx_dtype",
@@ -71,7 +71,7 @@ class State:
         self.values[name] = value
 
 
-class Reply:
+class MlxReply:
     """Collects the fields a handler assigns (``rep.y = ...``); unassigned ones read as 0."""
 
     def __init__(self, names: tuple[str, ...]) -> None:
