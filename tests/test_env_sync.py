@@ -88,10 +88,11 @@ def test_torch_is_pinned_per_stack_to_a_build_of_its_cuda_major():
 
 
 def test_triton_is_pinned_per_stack_to_the_release_its_torch_requires():
-    # torch 2.13.0's Linux wheel requires triton 3.9.0, torch 2.10.0's triton 3.6.0.
-    assert constraints("cpu")["triton"] == "3.9.0"
+    # torch 2.13.0's Linux wheel requires triton 3.7.1 (pip's dry run against the index),
+    # torch 2.10.0's triton 3.6.0.
+    assert constraints("cpu")["triton"] == "3.7.1"
     assert constraints("cu12")["triton"] == "3.6.0"
-    assert constraints("cu13")["triton"] == "3.9.0"
+    assert constraints("cu13")["triton"] == "3.7.1"
 
 
 def test_makefile_installs_with_the_constraints_of_its_stack():

@@ -97,10 +97,11 @@ def _run(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float) -> str:
 
 
 def _lend_torch(venv_python: Path, links: Path) -> None:
-    """Link the modules ``import torch`` loads here into ``links``, on the venv's sys.path."""
+    """Link the modules ``import torch`` (and ``import triton``, which a hosted image's CUDA
+    torch brings along) load here into ``links``, on the venv's sys.path."""
     outer = Path(sysconfig.get_paths()["purelib"])
     probe = (
-        "import sys, json; import torch, torch.profiler; "
+        "import sys, json; import torch, torch.profiler; import triton, triton.language; "
         "print(json.dumps(sorted({m.split('.')[0] for m, mod in list(sys.modules.items()) "
         "if (getattr(mod, '__file__', None) or '').startswith(sys.argv[1])})))"
     )

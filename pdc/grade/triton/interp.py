@@ -119,14 +119,16 @@ def tracing(trace: Trace):
     builder = it.InterpreterBuilder
     load, store = builder.create_masked_load, builder.create_masked_store
 
-    def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
+    # The cache and eviction arguments after the mask differ between Triton releases: they
+    # are passed through as they come.
+    def masked_load(self, ptrs, mask, other, *rest):
         keep = trace.access("load", ptrs.data, mask.data, self.grid_idx)
         mask = it.TensorHandle(keep, tl.int1)
-        return load(self, ptrs, mask, other, cache_policy, is_volatile)
+        return load(self, ptrs, mask, other, *rest)
 
-    def masked_store(self, ptrs, value, mask, cache_policy):
+    def masked_store(self, ptrs, value, mask, *rest):
         keep = trace.access("store", ptrs.data, mask.data, self.grid_idx)
-        return store(self, ptrs, value, it.TensorHandle(keep, tl.int1), cache_policy)
+        return store(self, ptrs, value, it.TensorHandle(keep, tl.int1), *rest)
 
     builder.create_masked_load, builder.create_masked_store = masked_load, masked_store
     try:
