@@ -14,18 +14,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_outputs_agree_with_numbas_simulator():
+def _run_on_numbas_simulator(module: str, timeout: float) -> dict:
+    """Run ``python -m module`` with numba's simulator on; its last line of output as JSON."""
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
     proc = subprocess.run(
-        [sys.executable, "-m", "tests.sim_diff"],
+        [sys.executable, "-m", module],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_outputs_agree_with_numbas_simulator():
+    results = _run_on_numbas_simulator("tests.sim_diff", 600)
     assert len(results) >= 8
     for name, r in results.items():
         assert r["findings"] == [], (name, r)
@@ -37,17 +42,7 @@ def test_every_solution_and_correct_submission_agrees_with_numbas_simulator():
     unusual styles that earn full marks): outputs agree on the first public case, integer
     outputs bit for bit, float outputs within 1e-5 relative (float32 sums in another order);
     none has a finding. Kernels numba's simulator cannot run (warp shuffles) are listed."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
-        [sys.executable, "-m", "tests.sim_diff_corpus"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    results = _run_on_numbas_simulator("tests.sim_diff_corpus", 900)
     ran = {k: r for k, r in results.items() if "skipped" not in r}
     assert sum(k.startswith("solution") for k in ran) >= 15, sorted(results)
     assert len(ran) >= 40

@@ -27,9 +27,12 @@ def _warm_the_simulator() -> None:
     rest."""
     import sys
 
-    mod = sys.modules.get("numba.cuda")
-    if mod is None or "simulator" not in getattr(getattr(mod, "jit", None), "__module__", ""):
-        return
+    if "numba.cuda" not in sys.modules:
+        return  # numba.cuda not chosen yet: nothing says the simulator will be used
+    from pdc.sim.frontend import real_cuda_available
+
+    if real_cuda_available():
+        return  # pdc.sim runs in this process: no worker to start
     from pdc.sim import remote
 
     remote.warm_soon()
