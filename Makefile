@@ -89,7 +89,7 @@ OUT ?= gpu-report
 # The course's own environment when it exists, unless PYTHON=... names another.
 GPU_PYTHON := $(if $(filter command line environment,$(origin PYTHON)),$(PYTHON),$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)))
 gpu-report:
-	$(GPU_PYTHON) pdc/gpu_report/run.py --out "$(OUT)" $(if $(WHEELS),--wheels "$(WHEELS)",)
+	$(GPU_PYTHON) pdc/gpu_report/run.py --out "$(OUT)" $(if $(WHEELS),--wheels "$(WHEELS)",) $(GPU_REPORT_ARGS)
 
 clean:
 	rm -rf $(VENV) book/_build .pytest_cache

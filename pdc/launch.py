@@ -99,13 +99,17 @@ class Kernel:
     @property
     def backend(self) -> Backend:
         if self._backend is None:
-            self._backend = resolve_backend(self._backend_name)
-            if not self._backend.cuda_kernels:
-                name = self._backend.name
+            named = self._backend_name
+            # A backend that runs no numba.cuda kernel is refused by its name first, before
+            # resolving it (which would fail differently where MLX is not installed).
+            backend = None if named == "metal" else resolve_backend(named)
+            if backend is None or not backend.cuda_kernels:
+                name = "metal" if backend is None else backend.name
                 raise ValueError(
                     f"[kernel] expected backend 'cuda' or 'cpu' for a numba.cuda kernel, got "
                     f"{name!r}; write MLX array code or mx.fast.metal_kernel for Metal"
                 )
+            self._backend = backend
         return self._backend
 
     def geometry(self, size: Dims | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -5,6 +5,7 @@ import pytest
 
 import pdc
 from pdc import BufferState
+from tests.markers import needs_mlx
 
 
 class CopySpy:
@@ -167,6 +168,7 @@ def test_pinned_host_memory_is_page_locked_on_a_gpu():
     assert "Pinned" in type(buf._host.base).__name__ or cuda.is_cuda_array(buf.device)
 
 
+@needs_mlx
 def test_metal_is_zero_copy():
     buf = pdc.UnifiedBuffer.from_array(np.arange(4, dtype=np.float32), backend="metal")
     buf.host[1] = 42

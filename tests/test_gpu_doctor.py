@@ -74,8 +74,14 @@ def test_a_freed_cuda_buffer_returns_its_memory():
     ctx.deallocations.clear()
     before = ctx.get_memory_info()[0]
     buf = pdc.UnifiedBuffer(size // 4, np.float32, backend="cuda")
+    array = weakref.ref(buf._device)
     during = ctx.get_memory_info()[0]
     buf.free()
     after = ctx.get_memory_info()[0]
     assert before - during >= size, (before, during)
-    assert before - after < size // 2, f"free() left {(before - after) / 2**20:.0f} MiB in use"
+    # Device-wide free memory: other processes on the GPU move it too, so say which it was.
+    alive = array() is not None
+    assert before - after < size // 2, (
+        f"free() left {(before - after) / 2**20:.0f} MiB in use; the device array is "
+        + ("still referenced" if alive else f"gone, {len(ctx.deallocations)} frees pending")
+    )

@@ -114,6 +114,10 @@ def test_a_run_out_of_budget_still_writes_both_reports(tmp_path):
     fake.write_text('#!/bin/sh\necho "Stand-in GPU 80GB, 555.55, 81559 MiB"\n')
     fake.chmod(0o755)
     out_dir = tmp_path / "out"
+    # What an earlier run on the same machine left behind must not be read as this run's.
+    (out_dir / "notebooks" / "notebooks").mkdir(parents=True)
+    (out_dir / "notebooks" / "notebooks" / "01_why_gpus.log").write_text("old failure")
+    (out_dir / "pytest.xml").write_text('<testsuite tests="99" failures="7" errors="0" />')
     env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     out = subprocess.run(
         [
@@ -137,6 +141,8 @@ def test_a_run_out_of_budget_still_writes_both_reports(tmp_path):
     report = json.loads((out_dir / "report.json").read_text())
     assert report["device"] == "Stand-in GPU 80GB"
     assert "timed out" in report["pytest"]["summary"]
+    assert (report["pytest"]["tests"], report["pytest"]["failures"]) != (99, 7)
+    assert not (out_dir / "notebooks" / "notebooks" / "01_why_gpus.log").exists()
     assert {nb["notebook"] for nb in report["notebooks"]} >= {
         "notebooks/01_why_gpus.ipynb",
         "solutions/04_conv2d.ipynb",
@@ -204,11 +210,13 @@ def test_dry_run_with_a_fake_nvidia_smi_shows_every_command_and_budget(tmp_path)
     assert (tests["budget"], bench["budget"], notebooks["budget"]) == (240, 90, 240)
     assert sum(s["budget"] for s in plan["steps"]) <= 570
     cmd = tests["cmd"]
-    assert cmd[cmd.index("-n") + 1] == "4" and f"--timeout={gr.PER_TEST_S}" in cmd
+    assert cmd[cmd.index("-n") + 1] == str(gr.TEST_WORKERS) and f"--timeout={gr.PER_TEST_S}" in cmd
+    assert "-v" in cmd  # one line per test: a run stopped by its budget still says what ran
     assert "tests/test_ring_cuda.py" in cmd and "tests/test_ring_gpu_ready.py" in cmd
     assert "tests" not in cmd  # the GPU-relevant files only, not the whole suite
     assert bench["cmd"][-2:] == ["--backends", "cpu,cuda"]
     assert notebooks["each"] == gr.PER_NOTEBOOK_S < notebooks["budget"]
+    assert notebooks["at_once"] == gr.NOTEBOOK_WORKERS > 1
     assert "notebooks/01_why_gpus.ipynb" in notebooks["notebooks"]
     assert not (tmp_path / "r").exists()  # nothing ran
 
@@ -244,3 +252,22 @@ def test_the_report_checks_numba_cuda_not_numbas_builtin_target():
     assert {"mlx", "cupy", "torch"} <= set(gr.OPTIONAL)
     probe = gr.stack(sys.executable)
     assert probe["numba-cuda"] and "torch_gpu" in probe and "cupy_gpu" in probe
+
+
+def test_a_test_run_cut_by_its_budget_is_counted_from_its_log():
+    log = "\n".join(
+        [
+            "[gw0] [ 10%] PASSED tests/test_ring_cuda.py::test_call[cuda] ",
+            "[gw1] [ 20%] FAILED tests/test_buffer.py::test_pinned ",
+            "tests/test_kernel.py::test_launch SKIPPED (needs a real CUDA GPU) [ 30%]",
+            "[gw2] [ 40%] ERROR tests/test_pool.py::test_pool_reuse ",
+            "collected 40 items",
+        ]
+    )
+    seen = gr.outcomes_from_log(log)
+    assert seen == {
+        "tests/test_ring_cuda.py::test_call[cuda]": "PASSED",
+        "tests/test_buffer.py::test_pinned": "FAILED",
+        "tests/test_kernel.py::test_launch": "SKIPPED",
+        "tests/test_pool.py::test_pool_reuse": "ERROR",
+    }

@@ -7,6 +7,7 @@ import pytest
 
 import pdc
 from tests import kernels_for_tests as k
+from tests.markers import needs_mlx
 
 
 def test_grid_is_computed_from_the_problem_size():
@@ -95,6 +96,7 @@ def test_missing_size_is_a_clear_error():
         add(1, 2, 3)
 
 
+@needs_mlx
 def test_buffer_from_another_backend_is_named():
     add = pdc.kernel(block=32, backend="cuda")(k.add)
     buf = pdc.UnifiedBuffer((4,), np.float32, backend="metal")

@@ -11,6 +11,7 @@ worker still inside MLX while the interpreter finalized).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -55,7 +56,9 @@ def child(tmp_path, code: str, timeout: float = 240) -> subprocess.CompletedProc
 
     The script is a file: handlers are compiled from their source.
     """
-    env = {**os.environ, "PYTHONPATH": ROOT}
+    # ROOT first, then whatever the caller had (a GPU node may add a folder of carried wheels)
+    path = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path}
     script = tmp_path / "child.py"
     script.write_text(PRELUDE + textwrap.dedent(code))
     return subprocess.run(
@@ -181,8 +184,13 @@ def test_launch_timeout_bounds_the_compile_and_launches_nothing():
 
     definition = ring_kernel(request=dt, reply=dt, queue_size=8)(wide)
     with RingKernelRuntime(backend="cpu") as rt:
-        with pytest.raises(RingTimeoutError, match=r"\[launch wide\] expected the kernel built"):
+        with pytest.raises(
+            RingTimeoutError, match=r"\[launch wide\] expected the kernel built"
+        ) as e:
             rt.launch(definition, timeout=0.001)
+        # The step the build was in when the launch stopped waiting is named.
+        steps = "starting|checking its definition|allocating its rings|building its cpu engine"
+        assert re.search(rf"got it still ({steps})", str(e.value)), str(e.value)
         assert rt.kernels == {}  # nothing launched: the same id launches afterwards
         k = rt.launch(definition, timeout=600)
         assert k.call(f0=1.0, f23=2.0, timeout=60).f0 == 3.0

@@ -409,4 +409,6 @@ def test_gpu_100k_messages_one_launch(cuda_engine):
             assert np.array_equal(r.records["y"], 2.0 * r.records["k"])
             got += len(r.corr_ids)
         assert got == n and k.engine.launches == 1
-        assert k.engine.trace[ck.T_HANDLED] == n
+    # Read once the kernel has left (the runtime terminated it): while it runs, its plain
+    # stores to the trace words need not be visible to the host yet (seen on an H200).
+    assert k.engine.trace[ck.T_HANDLED] == n

@@ -186,13 +186,26 @@ _BODIES = {
 }
 
 
+def _resident_program(library: str, timeout: int) -> str:
+    """The child program: a resident ring, then ``library``'s first kernel, then a call."""
+    body = textwrap.indent(_BODIES[library], " " * 4).lstrip()  # inside the `with` block
+    return _RESIDENT.format(timeout=timeout, body=body)
+
+
+@pytest.mark.parametrize("library", sorted(_BODIES))
+def test_the_resident_ring_programs_are_valid_python(library):
+    # Written on a machine without a GPU, run only on one: a syntax slip shows here first.
+    code = _resident_program(library, 60)
+    compile(code, f"<resident {library}>", "exec")
+    assert "\n    " + _BODIES[library].splitlines()[0] in code
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("library", sorted(_BODIES))
 def test_a_first_kernel_of_another_library_runs_while_a_ring_is_resident(library):
     pytest.importorskip({"numba": "numba", "cupy": "cupy", "torch": "torch"}[library])
-    timeout = 120
-    body = textwrap.indent(_BODIES[library], " " * 8).lstrip()
-    code = _RESIDENT.format(timeout=timeout, body=body)
+    timeout = 60
+    code = _resident_program(library, timeout)
     env = {k: v for k, v in os.environ.items() if k != "CUDA_MODULE_LOADING"}
     try:
         out = subprocess.run(

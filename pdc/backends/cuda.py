@@ -38,6 +38,7 @@ def numba_cuda():
             numba.config.reload_config()
     from numba import cuda
 
+    _check_numpy_supported()
     if not _probe.has_cuda_gpu() and not _is_sim(cuda):
         raise RuntimeError(
             "[numba_cuda] numba.cuda was imported before pdc could enable the CUDA simulator "
@@ -45,6 +46,30 @@ def numba_cuda():
             "or set NUMBA_ENABLE_CUDASIM=1"
         )
     return cuda
+
+
+def _check_numpy_supported() -> None:
+    """Refuse, naming both versions, a NumPy that numba-cuda's compiler cannot load with.
+
+    numba-cuda 0.30 registers an implementation of ``np.row_stack``, which NumPy 2.5 removed:
+    ``from numba import cuda`` still works there, but the first kernel compiled (on a GPU, in
+    the simulator's typing, anywhere) fails deep inside numba with ``AttributeError``. Seen on
+    a GPU node whose image had NumPy 2.5.2; ``pyproject.toml`` pins ``numpy<2.5`` for it.
+    """
+    if hasattr(np, "row_stack"):
+        return
+    from importlib import metadata
+
+    try:
+        version = metadata.version("numba-cuda")
+    except metadata.PackageNotFoundError:
+        return  # numba's own built-in CUDA target: not this problem
+    if tuple(int(p) for p in version.split(".")[:2] if p.isdigit()) < (0, 31):
+        raise RuntimeError(
+            f"[numba_cuda] numba-cuda {version} cannot compile kernels with NumPy "
+            f"{np.__version__}: it registers np.row_stack, which NumPy 2.5 removed; "
+            "install numpy<2.5 (pip install 'numpy<2.5') and restart Python"
+        )
 
 
 def _is_sim(cuda) -> bool:
@@ -86,7 +111,13 @@ class CUDABackend(Backend):
         # numba defers cuMemFree until many frees are pending; flush them. While a ring kernel
         # is resident its engine holds numba's defer_cleanup(), and this flush does nothing:
         # a cuMemFree would wait for the kernel, which never ends.
+        # gc.collect() first: a device array held only by a reference cycle (a frame of a
+        # caught exception, a closure) is not queued for freeing until a collection runs;
+        # an H200 kept all 512 MiB of a freed buffer in use without it being flushed.
         if not self.simulated:
+            import gc
+
+            gc.collect()
             self.cuda.current_context().deallocations.clear()
 
     def host_empty(self, shape, dtype, pinned=False):

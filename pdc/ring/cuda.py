@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from pdc.ring.engine import Engine, EngineOptions, Waker, join_worker
+from pdc.ring.engine import Engine, EngineOptions, Waker, build_stage, join_worker
 from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec
 from pdc.ring.protocol import S_TERMINATED, STATE, Rings
 
@@ -142,6 +142,10 @@ class CudaEngine(Engine):
     Attributes:
         trace: int64 words written only by the kernel (``cuda_kernel.T_*``): entries,
             consumer-loop calls, naps, messages handled, exits, threads in the launch.
+            Final once the kernel has left its loop: on a GPU the kernel writes them with
+            plain stores, which its closing system fence makes visible to the host, so
+            read while it runs they can lag behind (an H200 showed 0 messages handled
+            after 100,000 replies; the control words are the live view).
         failure: The exception that ended the kernel, if any.
 
     Raises:
@@ -171,10 +175,15 @@ class CudaEngine(Engine):
         self._finished = False
         self.trace = self.allocator(options)((ck.TRACE_WORDS,), np.int64)
         self.trace[...] = 0
+        build_stage("building its loop around the handler")
         self._kernel = self._build()
         state = () if self.state_buf is None else (self.state_buf,)  # mapped, like the rings
         self._args = tuple(self._device_view(a) for a in (*rings.arrays(), self.trace, *state))
         if not self._sim:
+            # numba compiles to a cubin, then loads it into the GPU context (cuModuleLoad).
+            # On an H200 a second ring kernel was not built within 60 s while another was
+            # resident; a launch that times out names the step it was in.
+            build_stage("compiling its kernel and loading it onto the GPU")
             self._compile()
 
     # -- memory ---------------------------------------------------------------------------
@@ -307,7 +316,7 @@ class CudaEngine(Engine):
         if self._finished or self._done is None:
             return True
         deadline = None if timeout is None else time.monotonic() + timeout
-        while not self._done.query():
+        while not event_done(self._done):
             if deadline is not None and time.monotonic() >= deadline:
                 return False
             time.sleep(2e-4)
@@ -322,6 +331,24 @@ class CudaEngine(Engine):
                 self._defer.__exit__(None, None, None)
                 self._defer = None
         return True
+
+
+def event_done(event: Any) -> bool:
+    """True once the work recorded before ``event`` has completed (``cuEventQuery``).
+
+    numba's ``Event.query()`` logs every "not ready" answer at ERROR level before it returns
+    False: polled every 0.2 ms while a ring kernel ends, that floods any application that has
+    configured logging. The binding is asked directly; other errors go through numba's query,
+    which raises with its message.
+    """
+    from cuda.bindings import driver as cu
+
+    (err,) = cu.cuEventQuery(event.handle)
+    if err == cu.CUresult.CUDA_SUCCESS:
+        return True
+    if err == cu.CUresult.CUDA_ERROR_NOT_READY:
+        return False
+    return bool(event.query())
 
 
 def _sim_thread(kernel_fn: Callable, args: tuple, done: Callable) -> threading.Thread:

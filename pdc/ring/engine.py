@@ -236,5 +236,30 @@ def engine_class(backend: str) -> type[Engine]:
     """
     if backend not in ENGINES:
         raise ValueError(f"[ring engine] expected a backend in {sorted(ENGINES)}, got {backend!r}")
+    if backend == "metal":
+        from pdc.backends import _probe
+
+        if not _probe.has_mlx():  # the module imports without MLX; the engine cannot run
+            raise ImportError(
+                "[ring engine] the metal engine needs MLX, which is not installed in this "
+                "Python: pip install 'pdc-course[metal]' (mlx on macOS, mlx[cpu] on Linux)"
+            )
     module, name = ENGINES[backend]
     return getattr(importlib.import_module(module), name)
+
+
+# What each thread building a kernel is doing now: a launch that times out names the step.
+_BUILD_STAGES: dict[int, str] = {}
+
+
+def build_stage(text: str | None) -> None:
+    """Record (None: forget) the step the calling thread's kernel build is in."""
+    if text is None:
+        _BUILD_STAGES.pop(threading.get_ident(), None)
+    else:
+        _BUILD_STAGES[threading.get_ident()] = text
+
+
+def build_stage_of(thread: threading.Thread) -> str | None:
+    """The step ``thread`` last recorded with :func:`build_stage`, if any."""
+    return None if thread.ident is None else _BUILD_STAGES.get(thread.ident)

@@ -39,7 +39,7 @@ from pdc.backends import backend_class
 from pdc.ring import aio
 from pdc.ring.args import seconds_arg
 from pdc.ring.definition import RingKernelDef
-from pdc.ring.engine import Engine, EngineOptions, engine_class
+from pdc.ring.engine import Engine, EngineOptions, build_stage, engine_class
 from pdc.ring.host import RingHost
 from pdc.ring.messages import RequestFormat
 from pdc.ring.protocol import (
@@ -86,6 +86,7 @@ class RingKernel(Sending, Receiving):
         self.kernel_id = definition.kernel_id
         self.spec = definition.spec
         cls = engine_class(backend)
+        build_stage("allocating its rings")
         self.rings = Rings.allocate(
             self.spec.request,
             self.spec.reply,
@@ -93,6 +94,7 @@ class RingKernel(Sending, Receiving):
             options.reply_size,
             alloc=cls.allocator(options),
         )
+        build_stage(f"building its {backend} engine (compiling its loop)")
         self.engine: Engine = cls(self.rings, self.spec, options)
         if self.spec.state is not None:
             start = definition.initial

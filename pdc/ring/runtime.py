@@ -55,7 +55,7 @@ import numpy as np
 from pdc.backends import backend_class
 from pdc.ring.args import seconds_arg
 from pdc.ring.definition import BACKPRESSURE, RingKernelDef, ring_kernel
-from pdc.ring.engine import EngineOptions
+from pdc.ring.engine import EngineOptions, build_stage, build_stage_of
 from pdc.ring.kernel import RingKernel
 from pdc.ring.protocol import S_TERMINATED, RingStateError, RingTimeoutError
 from pdc.ring.replies import Replies, Reply, Telemetry, TerminateReport
@@ -109,10 +109,13 @@ def _build(definition: RingKernelDef, backend: str, options: EngineOptions, time
     box: list[Any] = []
 
     def build() -> None:
+        build_stage("checking its definition")
         try:
             box.append(RingKernel(definition, backend, options))
         except BaseException as exc:  # re-raised in the caller's thread below
             box.append(exc)
+        finally:
+            build_stage(None)
 
     kid = definition.kernel_id
     worker = threading.Thread(target=build, name=f"pdc-ring-build-{kid}")
@@ -124,7 +127,8 @@ def _build(definition: RingKernelDef, backend: str, options: EngineOptions, time
             f"[launch {kid}] expected the kernel built within {timeout} s (rings allocated, "
             f"its {backend} loop and calls compiled for {len(spec.request.names or ())} "
             f"request and {len(spec.reply.names or ())} reply fields), got it still "
-            "compiling; nothing was launched (the compiled code is cached for a later launch)"
+            f"{build_stage_of(worker) or 'starting'}; nothing was launched (the compiled "
+            "code is cached for a later launch)"
         )
     if isinstance(box[0], BaseException):
         raise box[0]
