@@ -222,3 +222,23 @@ def test_messages_with_many_fields_take_the_generic_call():
         k = rt.launch(ring_kernel(request=many, reply=many, queue_size=4)(first))
         assert k._fast is None  # no compiled call: its compile would cost seconds
         assert k.call(f0=1.5, timeout=60).f0 == 3.0
+
+
+def test_a_cuda_build_that_times_out_names_the_resident_ring_kernels(monkeypatch):
+    from pdc.ring import runtime
+
+    class Resident:  # what the hint reads of a launched kernel
+        backend = "cuda"
+        definition = type("D", (), {"kernel_id": "echo"})()
+        engine = type("E", (), {"simulated": False})()
+
+        def _dead(self):
+            return False
+
+    held = Resident()
+    monkeypatch.setattr(runtime, "_LIVE", [held])
+    hint = runtime._resident_hint("cuda")
+    assert "1 cuda ring kernel(s) are resident (echo)" in hint and "terminate them" in hint
+    assert runtime._resident_hint("cpu") == ""
+    held.engine.simulated = True  # the simulator loads nothing into a GPU context
+    assert runtime._resident_hint("cuda") == ""

@@ -98,6 +98,24 @@ def _collect(kernels: dict[str, RingKernel]) -> None:
     _stop(list(kernels.values()), 2.0)
 
 
+def _resident_hint(backend: str) -> str:
+    """What to try when a cuda build waits while other ring kernels run on the GPU."""
+    if backend != "cuda":
+        return ""
+    ids = sorted(
+        k.definition.kernel_id
+        for k in list(_LIVE)
+        if k.backend == "cuda" and not k.engine.simulated and not k._dead()
+    )
+    if not ids:
+        return ""
+    return (
+        f". {len(ids)} cuda ring kernel(s) are resident ({', '.join(ids)}): on a GPU, "
+        "loading new code into the context can wait for the kernels running in it, so "
+        "launch this kernel before them, or terminate them first"
+    )
+
+
 def _build(definition: RingKernelDef, backend: str, options: EngineOptions, timeout: float):
     """``RingKernel(...)``: rings allocated, loop and calls compiled, within ``timeout`` s.
 
@@ -128,7 +146,7 @@ def _build(definition: RingKernelDef, backend: str, options: EngineOptions, time
             f"its {backend} loop and calls compiled for {len(spec.request.names or ())} "
             f"request and {len(spec.reply.names or ())} reply fields), got it still "
             f"{build_stage_of(worker) or 'starting'}; nothing was launched (the compiled "
-            "code is cached for a later launch)"
+            f"code is cached for a later launch){_resident_hint(backend)}"
         )
     if isinstance(box[0], BaseException):
         raise box[0]
