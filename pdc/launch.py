@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import Backend
+from .backends import NAMES, Backend, backend_class
 from .backends.base import Dims
 from .buffer import UnifiedBuffer, resolve_backend
 
@@ -100,11 +100,13 @@ class Kernel:
     def backend(self) -> Backend:
         if self._backend is None:
             named = self._backend_name
-            # A backend that runs no numba.cuda kernel is refused by its name first, before
-            # resolving it (which would fail differently where MLX is not installed).
-            backend = None if named == "metal" else resolve_backend(named)
+            # A backend that runs no numba.cuda kernel is refused by its class first, before
+            # starting it (which fails differently where, say, MLX is not installed).
+            refused = isinstance(named, str) and named in NAMES
+            refused = refused and not backend_class(str(named)).cuda_kernels
+            backend = None if refused else resolve_backend(named)
             if backend is None or not backend.cuda_kernels:
-                name = "metal" if backend is None else backend.name
+                name = str(named) if backend is None else backend.name
                 raise ValueError(
                     f"[kernel] expected backend 'cuda' or 'cpu' for a numba.cuda kernel, got "
                     f"{name!r}; write MLX array code or mx.fast.metal_kernel for Metal"

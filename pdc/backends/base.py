@@ -92,7 +92,9 @@ class Backend:
     * ``host_ring_loop``: a ring kernel's handler runs as Python (numba-compiled) on a host
       thread of this process, so pure-Python handlers and ``pdc.ring.fast``'s compiled call
       work; elsewhere the handler is device code;
-    * ``required``: the backend always exists (a missing one is an error, not a choice).
+    * ``required``: the backend always exists (a missing one is an error, not a choice);
+    * ``shared_gpu_context``: its kernels run in one GPU context, where loading new code can
+      wait for every kernel running in it (a resident ring kernel never ends).
     """
 
     name: str = "base"
@@ -103,6 +105,7 @@ class Backend:
     cuda_kernels: bool = False
     host_ring_loop: bool = False
     required: bool = False
+    shared_gpu_context: bool = False
 
     # -- memory -----------------------------------------------------------------------
     def allocate(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:

@@ -89,6 +89,7 @@ class CUDABackend(Backend):
     name = "cuda"
     zero_copy = False
     cuda_kernels = True
+    shared_gpu_context = True
 
     def __init__(self) -> None:
         self.cuda = numba_cuda()

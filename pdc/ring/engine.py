@@ -236,14 +236,15 @@ def engine_class(backend: str) -> type[Engine]:
     """
     if backend not in ENGINES:
         raise ValueError(f"[ring engine] expected a backend in {sorted(ENGINES)}, got {backend!r}")
-    if backend == "metal":
-        from pdc.backends import _probe
+    from pdc.backends import available_backends
 
-        if not _probe.has_mlx():  # the module imports without MLX; the engine cannot run
-            raise ImportError(
-                "[ring engine] the metal engine needs MLX, which is not installed in this "
-                "Python: pip install 'pdc-course[metal]' (mlx on macOS, mlx[cpu] on Linux)"
-            )
+    here = available_backends()
+    if backend not in here:  # e.g. metal without MLX: its module imports, its engine cannot run
+        raise ImportError(
+            f"[ring engine] the {backend} engine needs the {backend} backend, which is not "
+            f"installed in this Python (available: {', '.join(here)}); install it with "
+            f"pip install 'pdc-course[{backend}]'"
+        )
     module, name = ENGINES[backend]
     return getattr(importlib.import_module(module), name)
 

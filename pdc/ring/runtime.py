@@ -100,12 +100,12 @@ def _collect(kernels: dict[str, RingKernel]) -> None:
 
 def _resident_hint(backend: str) -> str:
     """What to try when a cuda build waits while other ring kernels run on the GPU."""
-    if backend != "cuda":
+    if not backend_class(backend).shared_gpu_context:
         return ""
     ids = sorted(
         k.definition.kernel_id
         for k in list(_LIVE)
-        if k.backend == "cuda" and not k.engine.simulated and not k._dead()
+        if k.backend == backend and not k.engine.simulated and not k._dead()
     )
     if not ids:
         return ""
