@@ -124,6 +124,7 @@ KERNELS: dict[str, dict[str, Any]] = {
         "mirror_half_written": (F1, F1),
         "barrier_in_branch": (F1, F1),
         "shift_left": (F1, F1),
+        "blur_debug": (F1, F1),
     },
     "pdc/course/practice/ch04.py": {"relu_kernel": (F1, F1), "scale_rows": (F2, F1, F2)},
     "pdc/course/practice/ch05.py": {
