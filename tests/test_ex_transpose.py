@@ -1,4 +1,4 @@
-"""Exercise 09_transpose: its spec, cases and judges (pdc.grade.ex_transpose).
+"""Exercise 09_transpose: its spec, cases and judges (pdc.grade.exercises.ex09_transpose).
 
 The judges are tested on hand-made report objects; one block of the model kernels runs on
 the instrumented simulator to tie the judges to what it measures.
@@ -12,8 +12,8 @@ import types
 import numpy as np
 import pytest
 
-from pdc.grade import ex_transpose as ext
 from pdc.grade import exercises as exs
+from pdc.grade.exercises import ex09_transpose as ext
 from pdc.grade.judge import CaseResult, judge
 
 EX = exs.exercise("09_transpose")

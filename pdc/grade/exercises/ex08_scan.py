@@ -28,7 +28,8 @@ import math
 
 import numpy as np
 
-from pdc.grade.exercises import Case, Exercise, Part, edges_1d
+from pdc.grade.sizes import edges_1d
+from pdc.grade.spec import Case, Exercise, Part
 
 TPB = 128  # threads per block, a power of two: each block scans TPB elements
 #: Memory accesses per element a work-efficient block scan may make (Blelloch's makes ~12,
@@ -211,3 +212,5 @@ SCAN = Exercise(
     ],
     {"TPB": TPB},
 )
+
+EXERCISE = SCAN

@@ -23,7 +23,8 @@ import math
 
 import numpy as np
 
-from pdc.grade.exercises import Case, Exercise, Part, edges_2d
+from pdc.grade.sizes import edges_2d
+from pdc.grade.spec import Case, Exercise, Part
 
 TILE = 32  # a TILE x TILE tile per block of the tiled kernels: one warp spans a tile row
 BLOCK_ROWS = 8  # tiled kernels run (TILE, BLOCK_ROWS) threads: each moves TILE // BLOCK_ROWS
@@ -216,3 +217,5 @@ TRANSPOSE = Exercise(
     ],
     {"TILE": TILE, "BLOCK_ROWS": BLOCK_ROWS},
 )
+
+EXERCISE = TRANSPOSE
