@@ -296,7 +296,23 @@ def _parallel(part: Part, ran: list[CaseResult]):
                 + what.format(worst=worst, bound=bound)
                 + ": is one thread doing the work of many?"
             )
+        if part.max_contention is not None and (found := _contended(rep)) is not None:
+            name, most = found
+            if most > part.max_contention:
+                if r.case.hidden:
+                    return 0.0, f"{r.case.label}: many atomics on one element, one after another"
+                return 0.0, (
+                    f"case {r.case.label}: one element of {name} received {most} atomic "
+                    f"operations, at most {part.max_contention} expected: atomics on one "
+                    "address run one after another; add the block's values in a tree first"
+                )
     return 1.0, "work is spread over the threads"
+
+
+def _contended(rep: LaunchReport) -> tuple[str, int] | None:
+    """The global array with the most atomics on one element, and that number (None: none)."""
+    most = [(name, int(v.max())) for name, v in rep.atomic_counts.items() if v.size]
+    return max(most, key=lambda m: m[1]) if most else None
 
 
 def _memory(part: Part, ran: list[CaseResult]):

@@ -55,6 +55,9 @@ class Part:
     points: dict  # criterion -> points
     max_work: Callable | None = None  # case -> largest allowed memory ops for one thread
     work_what: str = "expected"  # how feedback names max_work ("expected for a tree ...")
+    # Largest number of global atomics one element may receive in a launch, judged under
+    # "parallel" (atomics on one address are served one after another): None, not judged.
+    max_contention: int | None = None
     max_stores: int | None = None  # largest allowed output stores for one thread
     global_loads: Callable | None = None  # (case, report loads) -> (per-output, bound)
     rtol: float = 1e-4

@@ -8,6 +8,11 @@ from pdc.grade.sizes import edges_1d, grid1, hidden_1d, rand, small
 from pdc.grade.spec import Case, Exercise, Part
 
 TPB_1D = 256
+#: Memory operations one thread may make: its element's loads and store (3) and room for a
+#: clamped or repeated read; a thread that stages a block's inputs for the others makes
+#: hundreds.
+ELEMENT_WORK = 8
+WORK_WHAT = "expected for one element (its loads and its store)"
 
 
 def _make_multiply(rng, sizes):
@@ -53,6 +58,8 @@ ELEMENTWISE = Exercise(
             reference=lambda a: {"out": multiply_spec(a["a"], a["b"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
             max_stores=1,
+            max_work=lambda case: ELEMENT_WORK,
+            work_what=WORK_WHAT,
         ),
         Part(
             "saxpy",
@@ -66,6 +73,8 @@ ELEMENTWISE = Exercise(
             reference=lambda a: {"out": saxpy_spec(a["alpha"], a["x"], a["y"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
             max_stores=1,
+            max_work=lambda case: ELEMENT_WORK,
+            work_what=WORK_WHAT,
         ),
     ],
     {"TPB": TPB_1D},

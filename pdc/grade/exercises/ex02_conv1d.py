@@ -58,6 +58,13 @@ _CONV1D_BOUNDARIES = {
 }
 
 
+def _conv1d_work(case) -> int:
+    """Memory operations one thread may make for its output: per tap a read of x and of w,
+    and a read and write of an accumulator kept in memory (4 K), plus a few; a thread that
+    fetches the block's whole window for the others makes TPB + K - 1 loads and stores."""
+    return 5 * case.dims["k"] + 8
+
+
 CONV1D = Exercise(
     "02_conv1d",
     "1-D convolution",
@@ -75,6 +82,8 @@ CONV1D = Exercise(
             reference=lambda a: {"out": conv1d_spec(a["x"], a["w"])},
             points={"public": 2, "hidden": 2, "bounds": 1, "parallel": 1},
             max_stores=1,
+            max_work=_conv1d_work,
+            work_what="expected for one output (K taps)",
         )
     ],
     {"TPB": TPB_CONV},

@@ -52,6 +52,7 @@ REDUCTION = Exercise(
             points={"public": 2, "hidden": 2, "sync": 2, "parallel": 1, "memory": 1},
             max_work=lambda case: 4 * int(math.log2(TPB_RED)) + 8,
             work_what="expected for a tree reduction",
+            max_contention=TPB_RED // 32,  # one atomic per warp at most, as a warp stage makes
             global_loads=_reduction_loads,
             rtol=1e-4,
             atol=1e-4,
