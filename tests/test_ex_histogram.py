@@ -1,4 +1,4 @@
-"""Exercise 07_histogram: its spec, streams, cases and judges (pdc.grade.ex_histogram).
+"""Exercise 07_histogram: its spec, streams, cases and judges (pdc.grade.exercises.ex07_histogram).
 
 The judges are tested on hand-made report objects; two small launches on the instrumented
 simulator tie the contention judge to what the simulator counts.
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import pdc
-from pdc.grade import ex_histogram as exh
 from pdc.grade import exercises as exs
+from pdc.grade.exercises import ex07_histogram as exh
 from pdc.grade.judge import CaseResult, judge
 
 EX = exs.exercise("07_histogram")

@@ -1,4 +1,4 @@
-"""Exercise 08_scan: its spec, cases and judges (pdc.grade.ex_scan).
+"""Exercise 08_scan: its spec, cases and judges (pdc.grade.exercises.ex08_scan).
 
 The judges are tested on hand-made report objects; small launches on the instrumented
 simulator tie the work judge to what it counts for Blelloch's and Hillis-Steele's scans.
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import pdc
-from pdc.grade import ex_scan as exs_scan
 from pdc.grade import exercises as exs
+from pdc.grade.exercises import ex08_scan as exs_scan
 from pdc.grade.judge import CaseResult
 
 EX = exs.exercise("08_scan")

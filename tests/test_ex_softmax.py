@@ -1,4 +1,4 @@
-"""Exercise 11_softmax: its spec, cases and judges (pdc.grade.ex_softmax).
+"""Exercise 11_softmax: its spec, cases and judges (pdc.grade.exercises.ex11_softmax).
 
 The traffic judge is tested on hand-made launch reports; the model's fused kernel runs once on
 a small case of the instrumented simulator to tie the judge and the work bound to what it
@@ -14,8 +14,8 @@ import pytest
 
 import pdc
 import pdc.sim as sim
-from pdc.grade import ex_softmax as exm
 from pdc.grade import exercises as exs
+from pdc.grade.exercises import ex11_softmax as exm
 from pdc.grade.judge import CaseResult, judge
 from pdc.grade.simreport import Dim3, LaunchReport
 

@@ -1,4 +1,4 @@
-"""Exercise 09_transpose: its spec, cases and judges (pdc.grade.ex_transpose).
+"""Exercise 09_transpose: its spec, cases and judges (pdc.grade.exercises.ex09_transpose).
 
 The judges are tested on hand-made report objects; one block of the model kernels runs on
 the instrumented simulator to tie the judges to what it measures.
@@ -12,8 +12,8 @@ import types
 import numpy as np
 import pytest
 
-from pdc.grade import ex_transpose as ext
 from pdc.grade import exercises as exs
+from pdc.grade.exercises import ex09_transpose as ext
 from pdc.grade.judge import CaseResult, judge
 
 EX = exs.exercise("09_transpose")
@@ -23,10 +23,13 @@ NAIVE, TILED, PADDED = EX.parts
 class FakeReport:
     """The parts of a LaunchReport the transpose judges read."""
 
-    def __init__(self, sectors=None, banks=None):
+    def __init__(self, sectors=None, banks=None, through_shared=10**6):
         self.sectors = sectors or {}
         self.bank_conflicts = banks or {}
         self.findings: dict = {}
+        # Shared-memory stores and loads in all (one thread's worth is enough for the sums).
+        self.shared_stores = np.array([through_shared], np.int64)
+        self.shared_loads = np.array([through_shared], np.int64)
 
     def conflicts(self) -> int:
         return sum(v["wavefronts"] - v["accesses"] for v in self.bank_conflicts.values())
@@ -198,6 +201,35 @@ def test_no_shared_memory_is_no_way_to_avoid_conflicts():
     assert frac == 0.0 and "no shared memory is used" in msg
 
 
+def test_extra_coalesced_accesses_do_not_hide_strided_ones():
+    """Totals padded with useless coalesced re-reads: within ``ideal + accesses``, but more
+    sectors than one coalesced pass over the array touches."""
+    budget = ext.one_pass_sectors(40, 70)
+    assert budget == 40 * (2 * 5 + 2)  # two runs of 32 and one of 6 floats per row
+    # 40 x 70 strided loads (2800 sectors, 2800 / 8 ideal) and 100000 coalesced re-reads.
+    padded = _sectors(load=(88 + 25000, 2800 + 100000, 350 + 100000))
+    frac, msg = ext._coalescing(TILED, [_result(FakeReport(padded))])
+    assert frac == 0.0
+    assert (
+        f"102800 sectors, where one coalesced pass over the array touches at most {budget}" in msg
+    )
+    frac, _ = ext._coalescing(TILED, [_result(FakeReport(_sectors((88, budget, 400))))])
+    assert frac == 1.0
+
+
+def test_conflict_free_only_counts_when_the_tile_carries_the_transpose():
+    coalesced = _sectors((88, 400, 360), (88, 400, 360))
+    # Conflict-free shared accesses beside a strided transpose: the strided stores decide.
+    frac, msg = ext._conflict_free(PADDED, [_result(FakeReport(STRIDED, PADDED_LINES))])
+    assert frac == 0.0 and "stores to out are not coalesced" in msg
+    # Coalesced, conflict-free, but one shared word: the elements never pass through a tile.
+    one_word = FakeReport(coalesced, PADDED_LINES, through_shared=1)
+    frac, msg = ext._conflict_free(PADDED, [_result(one_word)])
+    assert frac == 0.0 and "the tile does not carry the transpose" in msg
+    frac, _ = ext._conflict_free(PADDED, [_result(FakeReport(coalesced, PADDED_LINES))])
+    assert frac == 1.0
+
+
 def test_judges_are_wired_into_the_grade():
     """Through judge(): passing public cases earn the judges' points, conflicts lose them."""
     cases = [_case(s) for s in PADDED.public] + [_case((33, 1), hidden=True)]
@@ -206,7 +238,7 @@ def test_judges_are_wired_into_the_grade():
     def results(banks):
         out = []
         for c, e in zip(cases, expected):
-            rep = FakeReport(COALESCED, banks)
+            rep = FakeReport(_sectors((1, 1, 1), (1, 1, 1)), banks)  # one coalesced access each
             rep.written = {"a": np.zeros(1, np.int64), "out": np.ones(1, np.int64)}
             rep.work = lambda: np.ones(1, np.int64)
             out.append(CaseResult(c, outputs=dict(e), report=rep))

@@ -1,4 +1,4 @@
-"""Exercise 10_warp_reduce: its spec, cases and judges (pdc.grade.ex_warp_reduce).
+"""Exercise 10_warp_reduce: its spec, cases and judges (pdc.grade.exercises.ex10_warp_reduce).
 
 The judges are tested on hand-made launch reports; two small kernels (one and two blocks) run
 on the instrumented simulator to tie the masks criterion to the findings it reads.
@@ -13,8 +13,8 @@ import pytest
 
 import pdc
 import pdc.sim as sim
-from pdc.grade import ex_warp_reduce as exw
 from pdc.grade import exercises as exs
+from pdc.grade.exercises import ex10_warp_reduce as exw
 from pdc.grade.judge import CaseResult, judge
 from pdc.grade.simreport import Dim3, LaunchReport
 

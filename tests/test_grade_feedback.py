@@ -90,7 +90,7 @@ def no_gpu_line(monkeypatch):
     import importlib
 
     resources = importlib.import_module("pdc.ptx.resources")
-    monkeypatch.setattr(resources, "check_line", lambda kernel, name: "")
+    monkeypatch.setattr(resources, "check_line", lambda kernel, args, block: "")
 
 
 @pytest.fixture

@@ -118,8 +118,10 @@ def test_magics_and_syntax_errors_are_skipped(tmp_path):
 
 
 def test_solutions_pass_the_check():
-    for key in exs.KERNEL_EXERCISES:
+    for key in exs.ALL_KEYS:
         ex = exs.exercise(key)
+        if any(p.runner is not None for p in ex.parts):
+            continue  # graded by its own runner, not extracted as kernels
         cells = source.notebook_cells(ROOT / "solutions" / f"{key}.ipynb")
         ext = source.extract(cells, [p.name for p in ex.parts], ex.constants)
         assert ext.problems == {}, (key, ext.problems)

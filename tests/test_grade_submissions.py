@@ -62,6 +62,25 @@ def test_cases_exist():
         assert sum(c.startswith(group) for c in CASES) >= 3, group
 
 
+def test_every_measured_criterion_has_three_gaming_attempts():
+    """Gaming attempts (right outputs, a criterion's measure fooled) lose that criterion."""
+    by_measure: dict = {}
+    for name in CASES:
+        expect = json.loads((HERE / name / "expect.json").read_text())
+        if "gaming" in expect:
+            assert {"public", "hidden"} <= set(expect["passes"]), name  # right outputs
+            by_measure.setdefault(expect["gaming"], []).append(name)
+    assert set(by_measure) >= {
+        "work spread",
+        "atomics per address",
+        "per-thread budget",
+        "coalescing",
+        "bank conflicts",
+    }
+    for measure, names in by_measure.items():
+        assert len(names) >= 3, (measure, names)
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_submission_is_graded_for_the_right_reason(name):
     subs: list = []

@@ -277,5 +277,5 @@ def test_missing_compiler_wheels_are_named_with_the_install_command(monkeypatch)
     monkeypatch.setattr(build.shutil, "which", lambda name: None)
     with pytest.raises(CompilerMissing, match=r"pip install nvidia-cuda-nvcc-cu12==12\.9\.86"):
         compile_source(WRONG, "tiled", [np.zeros((4, 4), np.float32)] * 2)
-    line = check_line(_not_compiled, "multiply")
+    line = check_line(_not_compiled, [np.zeros(8, np.float32)] * 3, (256,))
     assert line.startswith("Real-GPU resources: not shown") and "nvidia-cuda-nvrtc-cu12" in line

@@ -195,6 +195,17 @@ def show_first_case(kernel, part, shows: tuple, index: int = 0) -> None:
         plt.show()
 
 
+def resources_line(kernel, part) -> str:
+    """What check() says of the kernel's real-GPU build (pdc.ptx): the part's own line, or
+    the kernel compiled for its first public case's arguments and block."""
+    if part.resources is not None:
+        return part.resources(kernel)
+    from pdc.ptx.resources import check_line
+
+    case = exs.public_cases(part)[0]
+    return check_line(kernel, list(case.args.values()), tuple(case.block))
+
+
 def check(kernel, name: str | None = None, *, show="auto") -> None:
     """Check a kernel against its exercise's public cases and print specific feedback.
 
@@ -220,12 +231,11 @@ def check(kernel, name: str | None = None, *, show="auto") -> None:
     fn = python_function(kernel)
     name = name or getattr(kernel, "kernel_id", None) or fn.__name__
     _, plugin = exs.find_part(name, plugins=True)
-    if plugin.checker is not None:  # a part that checks itself (the ring handler)
+    if plugin.checker is not None:  # a part that checks itself
         plugin.checker(kernel)
         print(PUBLIC_ONLY)
-        from pdc.ptx.resources import ring_check_line
-
-        print(ring_check_line(kernel))
+        if plugin.resources is not None:
+            print(plugin.resources(kernel))
         return
     cells, path = notebook_session()
     gate_why = None
@@ -238,9 +248,7 @@ def check(kernel, name: str | None = None, *, show="auto") -> None:
     print(PUBLIC_ONLY)
     if (warning := unsaved_warning(fn, part.name, path)) is not None:
         print(warning)
-    from pdc.ptx.resources import check_line
-
-    print(check_line(kernel, part.name))
+    print(resources_line(kernel, part))
     index = 0
     if auto:
         shows = pictures_for(verdicts)

@@ -1,6 +1,6 @@
 """The class report: one static HTML page an instructor opens offline after grading a class.
 
-It shows, per exercise, the distribution of scores (a matplotlib histogram embedded as SVG,
+It shows, per exercise, the distribution of scores (matplotlib bars of the scores, embedded as SVG,
 so the page needs no network and no other file), the findings that cost the most students
 points (by criterion and kernel line), the hidden cases that fail most, and the students
 with a notebook that could not be read.

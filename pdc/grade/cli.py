@@ -26,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="pdc grade",
         description="Grade exercise notebooks. Each PATH is one submission: a notebook, or a "
         "folder (searched with its sub-folders) holding one notebook per exercise "
-        "(01_elementwise.ipynb, ...). `pdc grade merge DIR...` combines shards.",
+        "(NN_name.ipynb, named as in exercises/). `pdc grade merge DIR...` combines shards.",
         epilog=EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         "--exercise",
         action="append",
         metavar="KEY",
-        help="grade only this exercise (repeatable), e.g. 03_matmul",
+        help="grade only this exercise (repeatable): its notebook's name without .ipynb",
     )
     ap.add_argument(
         "--json", type=Path, metavar="FILE", help="write Gradescope results.json (one submission)"

@@ -429,7 +429,7 @@ def grade(
         tasks += [(ex, part, cells) for part in ex.parts if not kernels or part.name in kernels]
     workers = jobs or min(4, os.cpu_count() or 1)
     # The simulated kernels go to one child per worker (each child pays numba's start-up
-    # once); a part that grades itself (the ring handler) runs on its own.
+    # once); a part that grades itself (it has a runner) runs on its own.
     plain = [k for k, t in enumerate(tasks) if t[1].runner is None]
     groups = [plain[w::workers] for w in range(workers) if plain[w::workers]]
     results: list = [None] * len(tasks)

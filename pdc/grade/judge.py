@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdc.grade.exercises import QUALITY, Case, Part
 from pdc.grade.simreport import LaunchReport
+from pdc.grade.spec import QUALITY, Case, Part
 
 #: What usually makes a value inf or nan; a part with a likelier cause says so in its hints.
 NONFINITE_HINT = "a division by zero, or a value read that was never defined"
@@ -34,7 +34,7 @@ class CaseResult:
 class Verdict:
     """One graded criterion of one kernel."""
 
-    test: str  # e.g. "saxpy: bounds guard (no out-of-bounds access)"
+    test: str  # "<kernel>: <criterion title>"
     criterion: str
     score: float
     max_score: float
@@ -287,7 +287,7 @@ def _parallel(part: Part, ran: list[CaseResult]):
             what = "stored {worst} outputs, at most {bound} expected"
         if (worst is None or worst <= bound) and part.max_work is not None:
             worst, bound = int(rep.work().max()), part.max_work(r.case)
-            what = "made {worst} memory accesses, at most {bound} expected for a tree reduction"
+            what = "made {worst} memory accesses, at most {bound} " + part.work_what
         if worst is not None and worst > bound:
             if r.case.hidden:  # the numbers could reveal the hidden sizes
                 return 0.0, f"{r.case.label}: one thread does the work of many"
@@ -296,7 +296,23 @@ def _parallel(part: Part, ran: list[CaseResult]):
                 + what.format(worst=worst, bound=bound)
                 + ": is one thread doing the work of many?"
             )
+        if part.max_contention is not None and (found := _contended(rep)) is not None:
+            name, most = found
+            if most > part.max_contention:
+                if r.case.hidden:
+                    return 0.0, f"{r.case.label}: many atomics on one element, one after another"
+                return 0.0, (
+                    f"case {r.case.label}: one element of {name} received {most} atomic "
+                    f"operations, at most {part.max_contention} expected: atomics on one "
+                    "address run one after another; add the block's values in a tree first"
+                )
     return 1.0, "work is spread over the threads"
+
+
+def _contended(rep: LaunchReport) -> tuple[str, int] | None:
+    """The global array with the most atomics on one element, and that number (None: none)."""
+    most = [(name, int(v.max())) for name, v in rep.atomic_counts.items() if v.size]
+    return max(most, key=lambda m: m[1]) if most else None
 
 
 def _memory(part: Part, ran: list[CaseResult]):

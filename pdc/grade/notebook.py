@@ -144,7 +144,7 @@ def find_notebooks(path: Path, keys, warnings: list | None = None) -> dict:
 
     ``<key>.ipynb`` (at any depth; the shallowest first) is the notebook for ``key`` whatever
     any other notebook's metadata says. Without one, a notebook whose name starts with the key
-    (``02_conv1d (1).ipynb``) and then one whose metadata names the exercise is taken.
+    (``NN_name (1).ipynb`` for ``NN_name``) and then one whose metadata names the exercise is taken.
     Hidden folders and ``.ipynb_checkpoints`` are skipped. Every other candidate is named in
     ``warnings``.
 

@@ -214,10 +214,10 @@ def _names_function(alias: tuple[str, str, str], defs: dict, aliases: dict) -> b
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_cell(src: str) -> ast.Module | None:
+def parse_cell(src: str) -> ast.Module | None:
     """A cell's syntax tree, or None for a syntax error; parsed once, then shared.
 
-    Every kernel of a notebook is extracted from the same cells, and nothing here changes a
+    Every kernel of a notebook is extracted from the same cells, and no reader changes a
     tree (the simulator's respelled copy is parsed anew), so one parse serves them all.
     """
     try:
@@ -239,7 +239,7 @@ class _Notebook:
         # name -> the statement that bound it to something only a run computes
         self.opaque: dict[str, str] = {}
         for src in cells:
-            tree = _parse_cell(src)
+            tree = parse_cell(src)
             if tree is None:
                 continue  # the cell would stop at its syntax error and define nothing
             for node in tree.body:
@@ -299,9 +299,25 @@ class _Notebook:
         return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports)
 
 
+def bound_names(cells: list[str], constants: dict) -> _Notebook:
+    """What a top-to-bottom run of the cells binds, worked out once per submission: every part of
+    an exercise is extracted from the same cells and constants (callers only read it)."""
+    try:
+        key = (tuple(cells), tuple(sorted(constants.items())))
+        hash(key)
+    except TypeError:  # a constant that is not hashable: no cache
+        return _Notebook(cells, constants)
+    return _bound_names(*key)
+
+
+@functools.lru_cache(maxsize=32)
+def _bound_names(cells: tuple, constants: tuple) -> _Notebook:
+    return _Notebook(list(cells), dict(constants))
+
+
 def definitions(cells: list[str]) -> dict[str, ast.FunctionDef]:
     """The functions a top-to-bottom run of the cells leaves defined, by name."""
-    return _Notebook(cells, {}).defs
+    return dict(bound_names(cells, {}).defs)
 
 
 def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
@@ -322,10 +338,10 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     Returns:
         An Extracted with sources, constants and, per kernel, any reason it cannot be graded.
     """
-    nb = _Notebook(cells, constants)
+    nb = bound_names(cells, constants)
     defs, aliases, consts = nb.defs, nb.aliases, nb.consts
     aliases = {a: v for a, v in aliases.items() if v[0] in defs and a not in consts}
-    out = Extracted(constants=consts)
+    out = Extracted(constants=dict(consts))
     out.imports = {n: p for n, p in nb.imports.items() if jitkinds.importable(p)}
     for k in kernels:
         if k not in defs and k not in aliases:

@@ -2,9 +2,11 @@
 
 ``pdc ptx`` compiles what ``discover`` finds in pdc/, solutions/, notebooks/ and tests/;
 each found kernel must be listed here (an unlisted one fails the run, so none slips by).
-Argument types come from the graded exercises' public cases where a kernel is an exercise,
-and from the table below otherwise. Student stubs (exercises/) and the wrong submissions
-the grader is tested with (tests/submissions/) are not course kernels.
+Argument types come from the tables below: ``EXERCISE_KERNELS`` for the exercises' kernels
+(the types of each exercise's first public case, which a test checks against the grader's
+exercises; this package does not import the grader) and ``KERNELS`` for the rest. Student
+stubs (exercises/) and the wrong submissions the grader is tested with (tests/submissions/)
+are not course kernels.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ SCAN = (
 PRELUDE = "import math\nimport numpy as np\nimport numba\nfrom numba import cuda, float32\n"
 
 F1, F2, I32, I64 = "float32[::1]", "float32[:, ::1]", "int32[::1]", "int64[::1]"
-EXERCISE = "exercise"  # argument types from pdc.grade.exercises' first public case
+U8 = "uint8[::1]"
 RING = "ring"  # a ring handler: compiled inside the ring kernel (request REQ, reply REP[, state])
 
 
@@ -69,6 +71,31 @@ def known_failure(name: str, where: str, cc: tuple[int, int]) -> tuple[str, str]
     return entry[1], entry[2]
 
 
+#: Exercise key -> kernel -> argument types: the solutions' kernels and any student's copy of
+#: them (``pdc ptx my/03_matmul.ipynb``).
+EXERCISE_KERNELS: dict[str, dict[str, tuple]] = {
+    "01_elementwise": {"multiply": (F1, F1, F1), "saxpy": ("float32", F1, F1, F1)},
+    "02_conv1d": {"conv1d": (F1, F1, F1)},
+    "03_matmul": {"matmul_naive": (F2, F2, F2), "matmul_tiled": (F2, F2, F2)},
+    "04_conv2d": {"blur2d": (F2, F2, F2), "blur2d_tiled": (F2, F2, F2)},
+    "05_reduction": {"block_sum": (F1, F1)},
+    "07_histogram": {"histogram_global": (U8, I32), "histogram_shared": (U8, I32)},
+    "08_scan": {"block_scan": (F1, F1, F1), "add_block_offsets": (F1, F1)},
+    "09_transpose": {
+        "transpose_naive": (F2, F2),
+        "transpose_tiled": (F2, F2),
+        "transpose_padded": (F2, F2),
+    },
+    "10_warp_reduce": {"block_sum_warp": (F1, F1)},
+    "11_softmax": {
+        "row_max": (F2, F1),
+        "exp_sum": (F2, F1, F2, F1),
+        "normalize": (F2, F1, F2),
+        "softmax_fused": (F2, F2),
+    },
+}
+_EXERCISE_ARGS = {name: args for ks in EXERCISE_KERNELS.values() for name, args in ks.items()}
+
 KERNELS: dict[str, dict[str, Any]] = {
     "pdc/ring/cuda_kernel.py": {
         "ring_kernel": skip("built around each handler: see the ring rows"),
@@ -76,16 +103,7 @@ KERNELS: dict[str, dict[str, Any]] = {
     },
     "pdc/ring/bench.py": {"double": ring()},
     "pdc/ring/stress.py": {"stress_handler": ring("REQUEST", "REPLY")},
-    **{
-        f"solutions/{nb}.ipynb": dict.fromkeys(names, EXERCISE)
-        for nb, names in {
-            "01_elementwise": ("multiply", "saxpy"),
-            "02_conv1d": ("conv1d",),
-            "03_matmul": ("matmul_naive", "matmul_tiled"),
-            "04_conv2d": ("blur2d", "blur2d_tiled"),
-            "05_reduction": ("block_sum",),
-        }.items()
-    },
+    **{f"solutions/{key}.ipynb": dict(kernels) for key, kernels in EXERCISE_KERNELS.items()},
     "solutions/06_ring.ipynb": {"detect": ring("REQUEST", "REPLY", "STATE")},
     "notebooks/01_why_gpus.ipynb": {"saxpy_kernel": ("float32", F1, F1)},
     "notebooks/02_gpu_architecture.ipynb": {
@@ -217,25 +235,11 @@ def find_all(root: Path) -> list[Found]:
     return found
 
 
-def _exercise_args(name: str) -> list[Any]:
-    from pdc.grade import exercises
-
-    _, part = exercises.find_part(name)
-    case = exercises.public_cases(part)[0]
-    return list(case.args.values())
-
-
-def _exercise_entry(f: Found) -> str | None:
+def _exercise_entry(f: Found) -> tuple | None:
     """A student's copy of an exercise kernel (``pdc ptx my/03_matmul.ipynb``)."""
     if f.kind != "kernel" or f.path in KERNELS:
         return None
-    from pdc.grade import exercises
-
-    try:
-        exercises.find_part(f.name)
-    except ValueError:
-        return None
-    return EXERCISE
+    return _EXERCISE_ARGS.get(f.name)
 
 
 def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict], list[dict]]:
@@ -272,7 +276,7 @@ def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict]
                 constants: dict = dict(entry[2])  # type: ignore[arg-type]
                 source += "".join(f"\n{k} = {v!r}" for k, v in constants.items()) + "\n"
                 entry = entry[1]
-            args = _exercise_args(f.name) if entry == EXERCISE else list(entry)
+            args = list(entry)
             job = {"name": f.name, "where": where, "source": source, "kernel": f.name}
             jobs.append(job | {"args": [describe(a) for a in args], "filename": f.path})
     for path, names in KERNELS.items():

@@ -19,8 +19,7 @@ import time
 
 import numpy as np
 
-from pdc import pyast
-from pdc.grade import exercises as exs
+from pdc.grade import source, spec
 from pdc.grade.judge import Verdict
 
 REQUEST = np.dtype([("x", "f8")])
@@ -90,7 +89,7 @@ def make_stream(rng: np.random.Generator, n: int, spikes: int) -> np.ndarray:
 
 def _case(label, x, hidden=False):
     req = stream_requests(x)
-    return exs.Case(label, {"requests": req}, ("replies",), (1,), (1,), hidden, {"n": x.size})
+    return spec.Case(label, {"requests": req}, ("replies",), (1,), (1,), hidden, {"n": x.size})
 
 
 def public_cases() -> list:
@@ -246,9 +245,8 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
     found = None
     defs: dict = {}
     for src in cells:
-        try:
-            tree = pyast.parse(src)
-        except SyntaxError:
+        tree = source.parse_cell(src)  # the same parse the kernels' extraction uses
+        if tree is None:
             continue
         for top in tree.body:
             if isinstance(top, ast.FunctionDef):
@@ -504,8 +502,6 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
 
 def _constants(ex, cells) -> dict:
     """The notebook's numeric constants, the exercise's own winning (as for kernels)."""
-    from pdc.grade import source
-
     return source.extract(cells, [], ex.constants).constants
 
 
@@ -525,6 +521,13 @@ def check_ring(kdef) -> None:
     print(summary(part, _judge(part, cases, results, None)))
 
 
+def _resources(kdef) -> str:
+    """The ring kernel's real-GPU resources, built around the handler (pdc.ptx)."""
+    from pdc.ptx.resources import ring_check_line
+
+    return ring_check_line(kdef)
+
+
 def _cases_come_from_runner(*_args):
     """The ring part makes its own cases and checks them in ``runner``; nothing calls this."""
     raise TypeError(
@@ -532,11 +535,11 @@ def _cases_come_from_runner(*_args):
     )
 
 
-RING = exs.Exercise(
+RING = spec.Exercise(
     "06_ring",
     "A ring-kernel actor: running statistics and anomaly flags",
     [
-        exs.Part(
+        spec.Part(
             "detect",
             "Welford update, z-score and anomaly flag per message",
             ("req", "rep", "state"),
@@ -551,8 +554,11 @@ RING = exs.Exercise(
             points={"public": 2, "hidden": 2, "ordering": 1, "telemetry": 1},
             runner=runner,
             checker=check_ring,
+            resources=_resources,
             titles=TITLES,
         )
     ],
     {"THRESHOLD": THRESHOLD, "MIN_COUNT": MIN_COUNT},
 )
+
+EXERCISE = RING

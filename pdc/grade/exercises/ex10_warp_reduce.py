@@ -27,8 +27,10 @@ import math
 
 import numpy as np
 
-from pdc.grade.exercises import Case, Exercise, Part, block_sum_spec, edges_1d
+from pdc.grade.exercises.ex05_reduction import block_sum_spec
 from pdc.grade.judge import finding_lines
+from pdc.grade.sizes import edges_1d
+from pdc.grade.spec import Case, Exercise, Part
 
 TPB = 128  # threads per block, as in exercise 5
 WARP = 32
@@ -249,3 +251,5 @@ WARP_REDUCE = Exercise(
     ],
     {"TPB": TPB, "WARPS": WARPS},
 )
+
+EXERCISE = WARP_REDUCE

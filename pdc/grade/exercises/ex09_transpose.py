@@ -23,7 +23,8 @@ import math
 
 import numpy as np
 
-from pdc.grade.exercises import Case, Exercise, Part, edges_2d
+from pdc.grade.sizes import edges_2d
+from pdc.grade.spec import Case, Exercise, Part
 
 TILE = 32  # a TILE x TILE tile per block of the tiled kernels: one warp spans a tile row
 BLOCK_ROWS = 8  # tiled kernels run (TILE, BLOCK_ROWS) threads: each moves TILE // BLOCK_ROWS
@@ -94,12 +95,29 @@ def _where(r) -> str:
     return r.case.label if r.case.hidden else f"case {r.case.label}"
 
 
+def one_pass_sectors(rows: int, cols: int, itemsize: int = 4) -> int:
+    """The most sectors a coalesced single pass over a (rows, cols) array touches.
+
+    Each row is moved in warp-wide runs of up to TILE elements; a run of ``w`` elements fills
+    ``ceil(w * itemsize / 32)`` sectors, and one more where it straddles a sector boundary.
+    """
+    full, rest = divmod(cols, TILE)
+    per_row = full * (-(-TILE * itemsize // 32) + 1)
+    if rest:
+        per_row += -(-rest * itemsize // 32) + 1
+    return rows * per_row
+
+
 def _coalescing(part: Part, results: list) -> tuple[float, str]:
     """Judge ``memory``: each warp access of ``a`` and ``out`` is one contiguous run.
 
     A run of ``b`` contiguous bytes occupies ``ceil(b / 32)`` sectors, or one more when it
     straddles a sector boundary, so a coalesced kernel keeps ``sectors <= ideal + accesses``
-    for every array; a strided warp access touches one sector per lane.
+    for every array; a strided warp access touches one sector per lane. Totals alone could
+    be padded with extra coalesced accesses (re-reading rows hides a strided read), so the
+    sectors are also held to those of one coalesced pass over the array
+    (``one_pass_sectors``): a transpose moves each element once, and every extra access
+    only adds sectors.
     """
     for r in sorted(results, key=lambda r: r.case.hidden):  # public cases can explain
         sectors = getattr(r.report, "sectors", None)
@@ -107,13 +125,22 @@ def _coalescing(part: Part, results: list) -> tuple[float, str]:
             raise TypeError(f"[transpose] expected report.sectors for {_where(r)}, got None")
         if not sectors:  # the simulator lists every global array, touched or not
             return 0.0, f"{_where(r)}: no sector counts came back from the simulator"
+        rows, cols = r.case.dims["rows"], r.case.dims["cols"]
         for key, what in (("a:load", "loads of a"), ("out:store", "stores to out")):
             s = sectors.get(key)
             if s is None or s["accesses"] == 0:
                 return 0.0, f"{_where(r)}: no {what} were made"
-            if s["sectors"] > s["ideal"] + s["accesses"]:
-                if r.case.hidden:  # the counts could reveal the sizes
-                    return 0.0, f"{_where(r)}: {what} are not coalesced"
+            budget = one_pass_sectors(*((rows, cols) if key.startswith("a:") else (cols, rows)))
+            strided = s["sectors"] > s["ideal"] + s["accesses"]
+            if (strided or s["sectors"] > budget) and r.case.hidden:  # counts reveal sizes
+                return 0.0, f"{_where(r)}: {what} are not coalesced"
+            if not strided and s["sectors"] > budget:
+                return 0.0, (
+                    f"{_where(r)}: {what} are not coalesced: {s['sectors']} sectors, where one "
+                    f"coalesced pass over the array touches at most {budget}: is each element "
+                    "moved once, by consecutive lanes (threadIdx.x)?"
+                )
+            if strided:
                 per = s["sectors"] / s["accesses"]
                 ideal = s["ideal"] / s["accesses"]
                 return 0.0, (
@@ -126,13 +153,32 @@ def _coalescing(part: Part, results: list) -> tuple[float, str]:
 
 
 def _conflict_free(part: Part, results: list) -> tuple[float, str]:
-    """Judge ``conflicts``: the tile is in shared memory and no access is bank-conflicted."""
-    for r in sorted(results, key=lambda r: r.case.hidden):
-        banks = getattr(r.report, "bank_conflicts", None)
-        if banks is None:
+    """Judge ``conflicts``: the transpose goes through a tile in shared memory, and no access
+    to it is bank-conflicted.
+
+    A kernel that is conflict-free only because its tile does not carry the transpose (a
+    shared array touched on the side, or a tile copied in and out row by row while global
+    memory is written down columns) earns nothing: every element must be stored to and
+    loaded from shared memory, and the global accesses must be coalesced (``memory``), which
+    only a transpose through the tile achieves.
+    """
+    ordered = sorted(results, key=lambda r: r.case.hidden)
+    for r in ordered:
+        if getattr(r.report, "bank_conflicts", None) is None:
             raise TypeError(f"[transpose] expected report.bank_conflicts for {_where(r)}, got None")
-        if not banks:
+        if not r.report.bank_conflicts:
             return 0.0, f"{_where(r)}: no shared memory is used: stage the tile in shared memory"
+    frac, why = _coalescing(part, results)
+    if frac < 1.0:
+        return 0.0, why
+    for r in ordered:
+        banks = r.report.bank_conflicts
+        moved = r.case.dims["rows"] * r.case.dims["cols"]
+        if min(int(r.report.shared_stores.sum()), int(r.report.shared_loads.sum())) < moved:
+            return 0.0, (
+                f"{_where(r)}: the tile does not carry the transpose: every element of a "
+                "is stored to shared memory and read back from it once"
+            )
         extra = r.report.conflicts()
         if extra == 0:
             continue
@@ -216,3 +262,5 @@ TRANSPOSE = Exercise(
     ],
     {"TILE": TILE, "BLOCK_ROWS": BLOCK_ROWS},
 )
+
+EXERCISE = TRANSPOSE
