@@ -235,7 +235,7 @@ class _Interrupt:
 
 
 def test_ctrl_c_inside_send_and_receive_leaves_the_runtime_consistent(engine, monkeypatch):
-    from pdc.ring import receiving
+    from pdc.ring import consumer as receiving
     from pdc.ring.replies import Reply
 
     n = 400 if engine == "cpu" else 120

@@ -22,7 +22,9 @@ from pdc.ring.replies import Reply
 from pdc.ring.waiting import Waiter, async_delay
 
 if TYPE_CHECKING:
+    from pdc.ring.consumer import Consumer
     from pdc.ring.kernel import RingKernel
+    from pdc.ring.producer import Producer
 
 __all__ = ["Port", "call_async", "receive_async", "send_async"]
 
@@ -30,8 +32,8 @@ __all__ = ["Port", "call_async", "receive_async", "send_async"]
 class Port:
     """The awaiting calls of one kernel on one event loop."""
 
-    def __init__(self, kernel: RingKernel):
-        self.kernel = kernel
+    def __init__(self, consumer: Consumer):
+        self.consumer = consumer
         self.by_id: dict[int, asyncio.Future] = {}
         self.any: collections.deque[asyncio.Future] = collections.deque()
         self.task: asyncio.Task | None = None
@@ -49,22 +51,22 @@ class Port:
         reply stays in the stash; a reply leaves the stash for a future only in the same
         step that resolves it (``_hand``).
         """
-        k, n = self.kernel, 0
+        k, n = self.consumer, 0
         for corr in [c for c, f in self.by_id.items() if f.done()]:
             del self.by_id[corr]
         self.any = collections.deque(f for f in self.any if not f.done())
-        stash = k._stash
+        stash = k.stash
         stash.settle(k.host)
         box: list = [None]  # a reply claimed and not yet resolved: put back if interrupted
         try:
             if stash.fill(k.host, 1 << 30) or (self.by_id and stash.version != self.seen):
                 for corr in list(self.by_id):
-                    if k._claim_id(box, corr):
+                    if k.claim_id(box, corr):
                         n += self._hand(box, self.by_id[corr])
                         del self.by_id[corr]  # resolved (a later turn drops it if not)
                 self.seen = stash.version
             while self.any and stash.count:
-                if not k._claim_next(box):  # the stash holds only replies calls await
+                if not k.claim_next(box):  # the stash holds only replies calls await
                     break
                 n += self._hand(box, self.any[0])
                 self.any.popleft()
@@ -78,13 +80,13 @@ class Port:
 
     def _hand(self, box: list, fut: asyncio.Future) -> int:
         """Resolve ``fut`` with the reply claimed in ``box`` (put back if it cannot be)."""
-        k = self.kernel
-        reply = k._reply_of(box[0])
-        errors = k._errors
+        k = self.consumer
+        reply = k.reply_of(box[0])
+        errors = k.errors
         if errors and reply.corr_id in errors:
             del errors[reply.corr_id]
         if fut.done():  # its awaiter went away: the reply stays for another
-            k.received -= k._stash.unclaim(*box[0])
+            k.received -= k.stash.unclaim(*box[0])
             box[0] = None
             return 0
         box[0] = None  # the future takes it in the next (C) call
@@ -92,30 +94,30 @@ class Port:
         return 1
 
     def _drop_check(self) -> None:
-        k = self.kernel
-        k._harvest_drops()
-        for corr in [c for c in self.by_id if c in k._dropped_set]:
+        drops = self.consumer.drops
+        drops.harvest()
+        for corr in [c for c in self.by_id if c in drops.seen]:
             fut = self.by_id.pop(corr)
             if not fut.done():
                 try:
-                    k._gone(corr, "call_async")
+                    drops.check(corr, "call_async", True)
                 except Exception as exc:
                     fut.set_exception(exc)
 
     @steps
     def _poll(self):
-        k, delay = self.kernel, 0.0
+        k, delay = self.consumer, 0.0
         while self._waiting():
-            with k._recv_lock:
+            with k.lock:
                 n = self._deliver()
             if n:
                 delay = 0.0
                 yield  # asyncio.sleep(0): one turn of the loop, with no coroutine to drop
                 continue
-            if k.backpressure == "drop_oldest" and self.by_id:
+            if k.dropping and self.by_id:
                 self._drop_check()
-            if k._nothing_left():
-                with k._recv_lock:
+            if k.nothing_left():
+                with k.lock:
                     self._deliver()
                 self._fail_all()
                 return
@@ -127,31 +129,31 @@ class Port:
         return any(not f.done() for f in self.by_id.values()) or any(not f.done() for f in self.any)
 
     def _fail_all(self) -> None:
-        k = self.kernel
+        k = self.consumer
         waiting = [*self.by_id.items(), *((None, f) for f in self.any)]
         self.by_id.clear()
         self.any.clear()
         for corr, fut in waiting:
             if not fut.done():
                 what = "a reply" if corr is None else f"the reply to message {corr}"
-                fut.set_exception(k._timeout("receive_async", None, what))
+                fut.set_exception(k.timeout_error("receive_async", None, what))
 
 
-def _port(kernel: RingKernel) -> Port:
+def _port(consumer: Consumer) -> Port:
     loop = asyncio.get_running_loop()
-    port = kernel._ports.get(loop)
+    port = consumer.ports.get(loop)
     if port is None:
-        port = kernel._ports[loop] = Port(kernel)
+        port = consumer.ports[loop] = Port(consumer)
     return port
 
 
 @steps
-def _await(kernel: RingKernel, fut: asyncio.Future, timeout: float | None, what: str):
+def _await(consumer: Consumer, fut: asyncio.Future, timeout: float | None, what: str):
     """The reply ``fut`` resolves to; a reply it got but its awaiter never took goes back.
 
     A poller that stopped (an exception, Ctrl-C in its task) is started again.
     """
-    port = _port(kernel)
+    port = _port(consumer)
     loop = asyncio.get_running_loop()
     deadline = None if timeout is None else loop.time() + timeout
     try:
@@ -168,17 +170,17 @@ def _await(kernel: RingKernel, fut: asyncio.Future, timeout: float | None, what:
         reply = fut.result()
         return reply
     except asyncio.TimeoutError:
-        _give_back(kernel, fut)
-        raise kernel._timeout("receive_async", timeout, what) from None
+        _give_back(consumer, fut)
+        raise consumer.timeout_error("receive_async", timeout, what) from None
     except BaseException:
-        _give_back(kernel, fut)
+        _give_back(consumer, fut)
         raise
 
 
-def _give_back(kernel: RingKernel, fut: asyncio.Future) -> None:
+def _give_back(consumer: Consumer, fut: asyncio.Future) -> None:
     """Put the reply of a resolved future whose awaiter went away back in the stash."""
     if fut.done() and not fut.cancelled() and fut.exception() is None:
-        kernel._restore(fut.result())
+        consumer.restore(fut.result())
     elif not fut.done():
         fut.cancel()
 
@@ -187,7 +189,7 @@ async def send_async(
     kernel: RingKernel, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any
 ) -> int:
     """``send`` that awaits (instead of blocking the thread) while the queue is full."""
-    lane, values = kernel._parse(message, priority, fields, "send_async")
+    lane, values = kernel.producer.parse(message, priority, fields, "send_async")
     return await _send(kernel, values, lane, None)
 
 
@@ -199,31 +201,32 @@ def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | Non
     it held); while a thread holds it, this task awaits instead of blocking its loop.
     """
     op = "send_async" if reserve is None else "call_async"
-    if kernel.backpressure != "block":
-        return kernel._send_one(lane, values, reserve, op)
-    port = _port(kernel)
+    producer = kernel.producer
+    if producer.backpressure != "block":
+        return producer.send_one(lane, values, reserve, op)
+    port = _port(kernel.consumer)
     turn = port.send_turn
     held = False
     try:
         yield from turn.acquire().__await__()
         held = True  # no signal check between the acquire's end and this store
-        waiter = Waiter(kernel.block_timeout, 0)
+        waiter = Waiter(producer.block_timeout, 0)
         delay, counted = 0.0, False
         while True:
-            if not kernel._send_lock.locked():
-                with kernel._send_lock:
-                    corr = _try_push(kernel, lane, values, reserve, op)
+            if not producer.lock.locked():
+                with producer.lock:
+                    corr = _try_push(producer, lane, values, reserve, op)
                     if corr:
                         return corr
                     if not counted:
-                        kernel.host.add(BLOCKED)
+                        producer.host.add(BLOCKED)
                         counted = True
-                    waiter.progress(kernel.host.tail(lane))
+                    waiter.progress(producer.host.tail(lane))
                     if waiter.expired():
-                        kernel.host.add(REJECTED)
-                        raise kernel._full_error(lane, op, kernel.block_timeout)
-            kernel._drain()
-            kernel.engine.wake()
+                        producer.host.add(REJECTED)
+                        raise producer.full_error(lane, op, producer.block_timeout)
+            producer.drain()
+            producer.engine.wake()
             delay = async_delay(delay)
             yield from asyncio.sleep(delay).__await__()
     finally:
@@ -232,30 +235,30 @@ def _send(kernel: RingKernel, values: tuple, lane: int, reserve: list[int] | Non
 
 
 def _try_push(
-    kernel: RingKernel, lane: int, values: tuple, reserve: list[int] | None, op: str
+    producer: Producer, lane: int, values: tuple, reserve: list[int] | None, op: str
 ) -> int:
     """One try to push (producer lock held): the id, or 0 when the lane is full."""
-    words = kernel._words
+    words = producer.words
     words[D_SENDING] = 1  # the compiled call keeps off the rings
     try:
         try:
-            kernel._alive_check(op)
+            producer.life.check(op)
         except RingStateError:
-            kernel.host.add(REJECTED)
+            producer.host.add(REJECTED)
             raise
-        corr = kernel._next
-        if kernel.host.free(lane) <= 0:
+        corr = producer.next_id
+        if producer.host.free(lane) <= 0:
             return 0
-        kernel._format.check_values(values, op)
-        kernel._next = corr + 1
+        producer.format.check_values(values, op)
+        producer.next_id = corr + 1
         if reserve is not None:  # before it is published
             reserve[0] = corr
-            kernel._awaited.add(corr)
-        if kernel.host.push(lane, corr, values):
-            kernel.engine.wake()
+            producer.awaited.add(corr)
+        if producer.host.push(lane, corr, values):
+            producer.engine.wake()
             return corr
-        kernel._awaited.discard(corr)
-        kernel._next = corr
+        producer.awaited.discard(corr)
+        producer.next_id = corr
         return 0
     finally:
         words[D_SENDING] = 0
@@ -264,25 +267,26 @@ def _try_push(
 async def receive_async(kernel: RingKernel, timeout: float | None = None) -> Reply:
     """``receive`` that awaits, letting other tasks run while no reply is ready."""
     timeout = seconds_arg("receive_async", kernel.kernel_id, "timeout", timeout)
+    consumer = kernel.consumer
     box: list = [None]
     try:
-        with kernel._recv_lock:
-            ready = kernel._claim_next(box)
+        with consumer.lock:
+            ready = consumer.claim_next(box)
         if ready:
-            reply = kernel._reply_of(box[0])
-            errors = kernel._errors
+            reply = consumer.reply_of(box[0])
+            errors = consumer.errors
             if errors and reply.corr_id in errors:
                 del errors[reply.corr_id]
             box[0] = None  # handed out: no signal check between here and the return
             return reply
     except BaseException:
-        kernel._unclaim(box)
+        consumer.unclaim(box)
         raise
-    port = _port(kernel)
+    port = _port(consumer)
     fut = asyncio.get_running_loop().create_future()
     port.any.append(fut)
     port.start()
-    return await _await(kernel, fut, timeout, "a reply")
+    return await _await(consumer, fut, timeout, "a reply")
 
 
 async def call_async(
@@ -296,26 +300,27 @@ async def call_async(
     **fields: Any,
 ) -> Reply:
     """``call`` for asyncio code (one poller per event loop serves every awaiting call)."""
+    consumer = kernel.consumer
     reserved = [0]
     r: Reply | None = None
     try:
         timeout = seconds_arg("call_async", kernel.kernel_id, "timeout", timeout)
-        lane, values = kernel._parse(message, priority, fields, "call_async")
+        lane, values = kernel.producer.parse(message, priority, fields, "call_async")
         corr = await _send(kernel, values, lane, reserved)
-        kernel._gone(corr, "call_async")
-        port = _port(kernel)
+        consumer.drops.check(corr, "call_async", consumer.dropping)
+        port = _port(consumer)
         fut = asyncio.get_running_loop().create_future()
         port.by_id[corr] = fut
         port.start()
-        r = await _await(kernel, fut, timeout, f"the reply to message {corr}")
+        r = await _await(consumer, fut, timeout, f"the reply to message {corr}")
         failure = r.failure() if check else None
-        kernel._awaited.discard(corr)
+        consumer.awaited.discard(corr)
         reply, r = r, None  # handed out: no signal check between here and the return
     except BaseException:
         if r is not None:  # received, but this call ends with an error: keep the reply
-            kernel._restore(r)
+            consumer.restore(r)
         if reserved[0]:  # however it ended, receive() may have it from now on
-            kernel._awaited.discard(reserved[0])
+            consumer.awaited.discard(reserved[0])
         raise
     if failure is not None:
         raise failure

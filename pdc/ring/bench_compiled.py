@@ -88,13 +88,13 @@ def ring_compiled_client(kernel: Any, n: int) -> dict[str, float] | None:
     client, now = _compiled_client()
     arrays = kernel.rings.arrays()
     warm = np.zeros(min(n, 200), np.int64)
-    kernel._next += client(*arrays, kernel._next, warm)  # compile and warm up
+    kernel.producer.next_id += client(*arrays, kernel.producer.next_id, warm)  # compile and warm up
     kernel.received += len(warm)
     lat = np.zeros(n, np.int64)
     c0, t0 = now(), time.perf_counter()
-    done = client(*arrays, kernel._next, lat)
+    done = client(*arrays, kernel.producer.next_id, lat)
     c1, t1 = now(), time.perf_counter()
-    kernel._next += done
+    kernel.producer.next_id += done
     kernel.received += done
     if done != n:
         raise RuntimeError(f"[bench compiled client] expected {n} matching replies, got {done}")

@@ -1,18 +1,21 @@
 """The handle of one launched ring kernel: lifecycle, state and telemetry.
 
-Sending lives in ``pdc.ring.sending``, receiving in ``pdc.ring.receiving`` and the asyncio
-side in ``pdc.ring.aio``; ``RingKernel`` combines them.
+``RingKernel`` composes the parts of the host side, each owning one lock and its
+invariant: a ``Producer`` (``pdc.ring.producer``: ``send``, ``send_batch``, backpressure)
+and a ``Consumer`` (``pdc.ring.consumer``: ``receive``, ``receive_batch``, ``call``, the
+stash), sharing the kernel's ``Life`` (terminated or not) and ``Drops`` (dropped ids); the
+asyncio side is ``pdc.ring.aio``. The kernel itself owns the state lock.
 
 Thread safety: the host side is serialised, not split into lanes. One lock orders every
 producer (``send``, ``send_batch``, ``send_async``: correlation ids are handed out and the
 request rings written under it), another every consumer (``receive``, ``call``...: the reply
-ring and the stash are read under it). A producer never waits for the consumers' lock (it
-only tries it, to move replies aside), so the two never deadlock, and no lock is held while
-a consumer sleeps. Any number of threads and event loops may share one kernel. The cpu
-backend's quick ``call`` (``pdc.ring.quick``) holds only the consumer lock: its compiled
-call takes the id and writes the request in one step that no Python thread can interleave
-with, and keeps off the rings while a producer raises its flag (``D_SENDING``, set under
-the producer lock); correlation ids come from one counter either way.
+ring and the stash are read under it). A producer waits for the consumers' lock only for a
+short move of replies aside, and no lock is held while anyone sleeps, so the two never
+deadlock. Any number of threads and event loops may share one kernel. The cpu backend's
+quick ``call`` (``pdc.ring.quick``) holds only the consumer lock: its compiled call takes
+the id and writes the request in one step that no Python thread can interleave with, and
+keeps off the rings while a producer raises its flag (``D_SENDING``, set under the
+producer lock); correlation ids come from one counter either way.
 
 Reconciliation: every message a send accepted (its id was returned) ends as exactly one of
 replied (``status == 0``), errored (``status != 0``, with ``Reply.error`` for Python
@@ -30,28 +33,25 @@ from __future__ import annotations
 
 import threading
 import time
-import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pdc.backends import backend_class
 from pdc.ring import aio
 from pdc.ring.args import seconds_arg
-from pdc.ring.definition import RingKernelDef
+from pdc.ring.consumer import Consumer
+from pdc.ring.drops import Drops
 from pdc.ring.engine import Engine, EngineOptions, build_stage, engine_class
 from pdc.ring.host import RingHost
-from pdc.ring.messages import RequestFormat
+from pdc.ring.life import Life
+from pdc.ring.producer import Producer
 from pdc.ring.protocol import (
     BLOCKED,
-    D_NEXT,
-    D_SENDING,
-    DESC_WORDS,
     DROPPED,
     ERR_CODE,
     ERR_COUNT,
-    HIGH,
-    NORMAL,
     PROCESSED,
     REJECTED,
     S_ACTIVE,
@@ -64,137 +64,148 @@ from pdc.ring.protocol import (
     RingStateError,
     RingTimeoutError,
 )
-from pdc.ring.receiving import Receiving
 from pdc.ring.replies import Telemetry, TerminateReport
-from pdc.ring.sending import Sending
-from pdc.ring.stash import Stash
 from pdc.ring.state import initial_state
 from pdc.ring.waiting import Waiter
+
+if TYPE_CHECKING:
+    from pdc.ring.definition import RingKernelDef
 
 __all__ = ["RingKernel"]
 
 
-class RingKernel(Sending, Receiving):
+class _Part:
+    """A method of ``RingKernel`` that is the bound method of one of its parts.
+
+    The kernel's ``receive`` is its consumer's ``receive`` itself, not a wrapper: a
+    wrapper's frame would be a point between the reply's hand-out and the caller where an
+    interrupt could lose it. The first access stores the bound method on the instance.
+    """
+
+    def __init__(self, part: str, func: Callable[..., Any]):
+        self.part = part
+        self.func = func
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+        self.name = func.__name__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self.func
+        bound = self.func.__get__(getattr(obj, self.part))
+        vars(obj)[self.name] = bound
+        return bound
+
+
+class RingKernel:
     """A launched ring kernel: the host side of its rings plus its engine.
 
     Created by ``RingKernelRuntime.launch``; use the runtime's methods or these directly.
     Safe to use from any number of threads and event loops (see the module docstring).
+
+    Attributes:
+        producer: The sending side (``pdc.ring.producer.Producer``).
+        consumer: The receiving side (``pdc.ring.consumer.Consumer``).
+        life: Whether the kernel can still answer (``pdc.ring.life.Life``).
+        dropped_ids: Ids of the messages the device dropped ("drop_oldest"), in order.
     """
 
     def __init__(self, definition: RingKernelDef, backend: str, options: EngineOptions):
         self.definition = definition
-        self.kernel_id = definition.kernel_id
-        self.spec = definition.spec
+        self.kernel_id = kid = definition.kernel_id
+        self.spec = spec = definition.spec
         cls = engine_class(backend)
         build_stage("allocating its rings")
         self.rings = Rings.allocate(
-            self.spec.request,
-            self.spec.reply,
+            spec.request,
+            spec.reply,
             options.queue_size,
             options.reply_size,
             alloc=cls.allocator(options),
         )
         build_stage(f"building its {backend} engine (compiling its loop)")
-        self.engine: Engine = cls(self.rings, self.spec, options)
-        if self.spec.state is not None:
+        self.engine: Engine = cls(self.rings, spec, options)
+        if spec.state is not None:
             start = definition.initial
-            self.engine.write_state(np.zeros((), self.spec.state) if start is None else start)
+            self.engine.write_state(np.zeros((), spec.state) if start is None else start)
         self.backend = backend
-        self.host = RingHost(self.rings)
+        self.host = host = RingHost(self.rings)
         self._fast = None  # the compiled call of the cpu backend (pdc.ring.fast)
         if backend_class(backend).host_ring_loop:
             from pdc.ring.fast import fast_call
 
-            self._fast = fast_call(self.rings, self.spec.python)
+            self._fast = fast_call(self.rings, spec.python)
         self.ctrl = self.rings.ctrl  # read-only view for teaching; writes go through host
         self.backpressure = definition.backpressure
-        self._dropping = definition.backpressure == "drop_oldest"
         self.block_timeout = definition.block_timeout
-        self.dropped_ids: list[int] = []
-        self._dropped_set: set[int] = set()
-        self._scan = [0, 0]  # per lane: sequences below this were checked for drops
-        self.received = 0
-        # The next correlation id, and the flag of a generic producer at work: words of
-        # the compiled call's descriptor where there is one, so that it can use them.
-        self._words = self._fast.words if self._fast is not None else [0] * DESC_WORDS
-        self._words[D_NEXT] = 1
-        self._stash = Stash(self.spec.reply)
-        # Ids whose replies a call() waits for: receive() and receive_batch() skip them.
-        self._awaited: set[int] = set()
-        self._rep_names: tuple[str, ...] = self.spec.reply.names or ()
-        self._pop_names = self.host.reply_fields
-        self._names = self.host.request_fields
-        self._format = RequestFormat(self.spec.request, self._names, self.kernel_id)
-        self._spin = 0 if self.spec.python else 20_000
-        self._errors: dict[int, str] | None = getattr(self.engine, "errors", None)
-        self._terminated = False
-        self._send_lock = threading.Lock()
-        self._recv_lock = threading.Lock()
-        self._drop_lock = threading.Lock()
+        self.life = Life(kid, host, self.engine)
+        drops = Drops(kid, host)
+        self.dropped_ids = drops.ids
+        dropping = self.backpressure == "drop_oldest"
+        spin = 0 if spec.python else 20_000
+        self.consumer = Consumer(
+            kid, host, self.engine, self.life, drops, spec.reply, dropping, spin
+        )
+        self.producer = Producer(
+            kid,
+            host,
+            self.engine,
+            self.life,
+            drops,
+            self.consumer,
+            self.backpressure,
+            self.block_timeout,
+            self._fast.words if self._fast is not None else None,
+            spin,
+        )
+        self.consumer.producer = self.producer
         # Orders activate, deactivate, read_state and reset_state: one at a time.
         self._state_lock = threading.Lock()
-        self._ports: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        if self._fast is not None and not self._dropping:
+        # The parts' locks and books under the kernel's own names (tests inspect them).
+        self._send_lock = self.producer.lock
+        self._recv_lock = self.consumer.lock
+        self._drop_lock = drops.lock
+        self._stash = self.consumer.stash
+        self._awaited = self.consumer.awaited
+        self._words = self.producer.words
+        if self._fast is not None and not dropping:
             from pdc.ring.quick import make_call
 
             # The common call (every field a plain number by keyword) in one compiled call.
-            quick = make_call(self, self._fast, self.call)
+            quick = make_call(self.consumer, self._fast)
             if quick is not None:
                 vars(self)["call"] = quick  # an instance attribute shadows the method
 
-    @property
-    def _next(self) -> int:
-        """The correlation id the next message gets (read and written under the send lock)."""
-        return self._words[D_NEXT]
+    send = _Part("producer", Producer.send)
+    send_batch = _Part("producer", Producer.send_batch)
+    try_receive = _Part("consumer", Consumer.try_receive)
+    receive = _Part("consumer", Consumer.receive)
+    receive_batch = _Part("consumer", Consumer.receive_batch)
+    call = _Part("consumer", Consumer.call)
 
-    @_next.setter
-    def _next(self, value: int) -> None:
-        self._words[D_NEXT] = value
+    # The coroutine functions themselves, not wrappers: a wrapper would create the inner
+    # coroutine in its own frame, where Ctrl-C could drop it before it was awaited.
+    send_async = aio.send_async
+    receive_async = aio.receive_async
+    call_async = aio.call_async
+
+    @property
+    def received(self) -> int:
+        """Replies handed out so far."""
+        return self.consumer.received
+
+    @received.setter
+    def received(self, value: int) -> None:
+        self.consumer.received = value
 
     # -- state --------------------------------------------------------------------------
     @property
     def state(self) -> str:
         """The device's acknowledged state: launched, active, deactivated, terminated..."""
-        s = self.host.state()
-        return STATE_NAMES.get(s, f"unknown({s})")
-
-    def _waiting(self) -> int:
-        return self.host.pending(HIGH) + self.host.pending(NORMAL)
-
-    def _in_flight(self) -> int:
-        return self.host.submitted() - self.host.word(DROPPED) - self.received
-
-    def _describe(self) -> str:
-        failure = getattr(self.engine, "failure", None)
-        return (
-            f"kernel state {self.state!r}, {self._in_flight()} message(s) in flight "
-            f"({self._waiting()} waiting in the request queues, "
-            f"{self.host.replies_ready() + len(self._stash)} replies not yet received)"
-            + (f"; the device loop failed: {failure!r}" if failure is not None else "")
-        )
-
-    def _dead(self) -> bool:
-        """True once the device can no longer answer (terminated, or its loop failed)."""
-        return (
-            self._terminated
-            or self.host.state() == S_TERMINATED
-            or getattr(self.engine, "failure", None) is not None
-        )
-
-    def _alive_check(self, op: str) -> None:
-        if self._terminated:
-            raise RingStateError(
-                f"[{op} {self.kernel_id}] expected a running kernel, got a terminated one"
-            )
-        failure = getattr(self.engine, "failure", None)
-        if failure is not None:
-            raise RingStateError(
-                f"[{op} {self.kernel_id}] the device loop failed: {failure!r}"
-            ) from failure
-        if self.host.state() == S_TERMINATED:
-            raise RingStateError(
-                f"[{op} {self.kernel_id}] expected a running kernel, got a device loop that left"
-            )
+        return self.life.state_name()
 
     def _set_active(self, on: bool, want: int, op: str, timeout: float) -> None:
         seconds = seconds_arg(op, self.kernel_id, "timeout", timeout, none=False)
@@ -202,17 +213,18 @@ class RingKernel(Sending, Receiving):
             self._toggle(on, want, op, seconds)
 
     def _toggle(self, on: bool, want: int, op: str, timeout: float | None) -> None:
-        self._alive_check(op)
+        life = self.life
+        life.check(op)
         self.host.set_active(on)
         self.engine.wake()
         w = Waiter(timeout, 2000)
         while self.host.state() != want:
-            if self._dead():
-                self._alive_check(op)
+            if life.dead():
+                life.check(op)
             if w.expired():
                 raise RingTimeoutError(
                     f"[{op} {self.kernel_id}] expected the device to acknowledge state "
-                    f"{STATE_NAMES[want]!r} within {timeout} s, got {self._describe()}"
+                    f"{STATE_NAMES[want]!r} within {timeout} s, got {self.consumer.describe()}"
                 )
             self.engine.wake()
             w.wait()
@@ -252,36 +264,27 @@ class RingKernel(Sending, Receiving):
         can still be received after terminate. Sends from then on raise ``RingStateError``.
         """
         t0 = time.perf_counter()
-        self._terminated = True  # blocked producers see it and give up the send lock
+        self.life.terminated = True  # blocked producers see it and give up the send lock
         self.host.request_terminate()
         stopped = self.engine.join(timeout)
-        # No send can be accepted after this point: a producer holding the lock sees
-        # ``_terminated`` and leaves. Never wait forever for it (terminate runs at exit).
-        # Producers see ``_terminated`` and give up the lock at once (taken by ``with``: an
-        # interrupt never leaves it held).
-        with self._send_lock:
-            self._words[D_SENDING] = 1  # nor a compiled call
-            try:
-                self._harvest_drops()
-                undelivered = self.host.waiting_ids(HIGH) + self.host.waiting_ids(NORMAL)
-            finally:
-                self._words[D_SENDING] = 0
-        with self._recv_lock:
-            self._stash.settle(self.host)
+        # No send can be accepted after this point; never wait forever for a producer
+        # (terminate runs at exit): producers see ``terminated`` and leave at once.
+        undelivered = self.producer.undelivered()
+        self.consumer.settle()
         return TerminateReport(
             self.kernel_id,
             stopped,
             time.perf_counter() - t0,
             undelivered,
-            self.host.replies_ready() + len(self._stash),
+            self.consumer.not_received(),
         )
 
     def telemetry(self) -> Telemetry:
         """The kernel's counters now (``dropped_ids`` brought up to date first)."""
-        self._harvest_drops()
-        with self._recv_lock:
-            self._stash.settle(self.host)
+        self.producer.drops.harvest()
+        self.consumer.settle()
         h = self.host
+        received = self.consumer.received
         return Telemetry(
             kernel_id=self.kernel_id,
             backend=self.backend,
@@ -290,15 +293,15 @@ class RingKernel(Sending, Receiving):
             launches=self.engine.launches,
             submitted=h.submitted(),
             processed=h.word(PROCESSED),
-            received=self.received,
+            received=received,
             dropped=h.word(DROPPED),
             rejected=h.word(REJECTED),
             blocked=h.word(BLOCKED),
             errors=h.word(ERR_COUNT),
             last_error=h.word(ERR_CODE),
-            waiting=self._waiting(),
-            replies_ready=h.replies_ready() + len(self._stash),
-            in_flight=self._in_flight(),
+            waiting=self.life.waiting(),
+            replies_ready=self.consumer.not_received(),
+            in_flight=self.life.in_flight(received),
         )
 
     # -- the kernel's own state (a kernel declared with state=) ---------------------------
@@ -356,10 +359,3 @@ class RingKernel(Sending, Receiving):
         with self._state_lock:  # no activate between the check and the write
             self._quiet_state("reset_state", (S_CREATED, S_LAUNCHED, S_DEACTIVATED))
             self.engine.write_state(record)
-
-    # -- asyncio ------------------------------------------------------------------------
-    # The coroutine functions themselves, not wrappers: a wrapper would create the inner
-    # coroutine in its own frame, where Ctrl-C could drop it before it was awaited.
-    send_async = aio.send_async
-    receive_async = aio.receive_async
-    call_async = aio.call_async

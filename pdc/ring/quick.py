@@ -29,15 +29,16 @@ from __future__ import annotations
 
 import keyword
 import linecache
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from pdc.ring.protocol import HIGH, NORMAL, PY_EXCEPTION
 from pdc.ring.replies import Reply
 
 if TYPE_CHECKING:
+    from pdc.ring.consumer import Consumer
     from pdc.ring.fast import FastCall
-    from pdc.ring.kernel import RingKernel
 
 __all__ = ["make_call"]
 
@@ -73,7 +74,7 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
             with _q_recv_lock:
                 if _q_stash.inflight is not None:  # a move an interrupt cut short
                     _q_stash.settle(_q_host)
-                if _q_k._terminated:
+                if _q_life.terminated:
                     _q_code = -2
                 else:
                     try:
@@ -85,14 +86,14 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
                             _q_reply = _q_new(_q_Reply)
 {reply_stores}
                             # One statement: the hold released, the reply this call's.
-                            _q_words[_q_HELD], _q_k.received, _q_mine = 0, _q_k.received + 1, 1
+                            _q_words[_q_HELD], _q_c.received, _q_mine = 0, _q_c.received + 1, 1
                         elif _q_code == 1:  # sent; its reply was not next: reserved, wait below
                             _q_held = _q_r[1]
                             _q_awaited.add(_q_held)
                     except _q_refused:
                         _q_code = -1
                     except _q_BaseException:  # interrupted after the reply was taken: keep it
-                        _q_k._unhold(_q_fast)
+                        _q_unhold(_q_c, _q_fast)
                         raise
             if _q_code == 2:
                 if check and _q_status:
@@ -105,13 +106,13 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
                 return _q_reply
         _q_box = [None]
         if _q_code == 1:
-            _q_k.engine.wake()
-            _q_k._wait_claim(_q_box, _q_held, timeout, "call")
-            _q_got = _q_k._reply_of(_q_box[0])
+            _q_c.engine.wake()
+            _q_c.wait_claim(_q_box, _q_held, timeout, "call")
+            _q_got = _q_c.reply_of(_q_box[0])
             _q_failure = _q_got.failure() if check else None
         else:  # the general path parses, sends, waits, drops or raises by the kernel's rules
             _q_res = [0]
-            _q_got, _q_failure = _q_k._call_claim(
+            _q_got, _q_failure = _q_c.call_claim(
                 _q_box, _q_res, message, timeout, check, priority,
                 _q_present(_q_extra, {pairs}),
             )
@@ -127,9 +128,9 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
         return _q_got
     except _q_BaseException:
         if _q_mine:  # the reply was this call's, and it was not handed out: keep it
-            _q_k._restore(_q_reply)
+            _q_c.restore(_q_reply)
         if _q_box is not None:
-            _q_k._unclaim(_q_box)
+            _q_c.unclaim(_q_box)
         if _q_held:
             _q_awaited.discard(_q_held)
         if _q_res is not None and _q_res[0]:
@@ -159,7 +160,17 @@ def _present(extra: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return {**{n: v for n, v in fields.items() if v is not _MISSING}, **extra}
 
 
-def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply]) -> Any:
+def _unhold(consumer: Consumer, fast: FastCall) -> None:
+    """Put a reply the compiled call took, and nobody was handed, back in the stash."""
+    held = fast.held()
+    if held is not None:
+        corr, status, rec = held
+        out = np.zeros(1, consumer.reply_dtype)
+        out[0] = tuple(rec[n] for n in consumer.rep_names)
+        consumer.stash.restore(corr, status, out)
+
+
+def make_call(consumer: Consumer, fast: FastCall) -> Any:
     """The specialised ``call`` of one cpu kernel, or None where it does not apply.
 
     It applies when every request field name is a Python identifier (not a keyword) and
@@ -200,33 +211,34 @@ def make_call(kernel: RingKernel, fast: FastCall, general: Callable[..., Reply])
         "_q_float": float,
         "_q_bool": bool,
         "_q_INF": float("inf"),
-        "_q_stash": kernel._stash,
-        "_q_host": kernel.host,
-        "_q_errors": kernel._errors,
+        "_q_stash": consumer.stash,
+        "_q_host": consumer.host,
+        "_q_errors": consumer.errors,
         "_q_BaseException": BaseException,
-        "_q_general": general,
         "_q_present": _present,
-        "_q_recv_lock": kernel._recv_lock,
-        "_q_k": kernel,
+        "_q_recv_lock": consumer.lock,
+        "_q_c": consumer,
+        "_q_life": consumer.life,
+        "_q_unhold": _unhold,
         "_q_entry": entry,
         "_q_addr": fast.addr,
         "_q_polls": fast.polls,
         "_q_Reply": Reply,
         "_q_new": object.__new__,
-        "_q_kid": kernel.kernel_id,
-        "_q_names": kernel._pop_names,
+        "_q_kid": consumer.kernel_id,
+        "_q_names": consumer.host.reply_fields,
         "_q_PY_EXC": PY_EXCEPTION,
         "_q_words": fast.words,
         "_q_HELD": fast.HELD,
-        "_q_awaited": kernel._awaited,
+        "_q_awaited": consumer.awaited,
         "_q_refused": fast.refused,
         "_q_fast": fast,
     }
-    filename = f"<pdc.ring.quick {kernel.kernel_id}>"
+    filename = f"<pdc.ring.quick {consumer.kernel_id}>"
     # The source goes where tracebacks, debuggers and tracers look for it.
     linecache.cache[filename] = (len(src), None, src.splitlines(keepends=True), filename)
     exec(compile(src, filename, "exec"), ns)
     call = ns["call"]
-    call.__doc__ = general.__doc__
+    call.__doc__ = consumer.call.__doc__
     call.__qualname__ = "RingKernel.call"
     return call

@@ -78,8 +78,8 @@ _LIVE: weakref.WeakSet = weakref.WeakSet()  # launched kernels, stopped at inter
 def _stop(kernels: list[RingKernel], timeout: float) -> None:
     """Ask every kernel to leave, then wait for them (all together, not one by one)."""
     for k in kernels:
-        if not k._terminated:
-            k._terminated = True
+        if not k.life.terminated:
+            k.life.terminated = True
             k.host.request_terminate()
             k.engine.wake()
     for k in kernels:
@@ -293,6 +293,6 @@ class RingKernelRuntime:
         """Terminate every kernel still running."""
         reports = {}
         for kid, rk in self.kernels.items():
-            if rk.host.state() != S_TERMINATED or not rk._terminated:
+            if rk.host.state() != S_TERMINATED or not rk.life.terminated:
                 reports[kid] = rk.terminate(timeout)
         return reports

@@ -115,7 +115,15 @@ class Stash:
         """Recompute ``count`` from the chunks."""
         self.count = sum(c.untaken() for c in self.chunks)
 
-    # -- finding (no change) ------------------------------------------------------------
+    # -- finding (no change but a fill) -------------------------------------------------
+    def look(self, host: Any, find: Any, key: Any) -> tuple[Chunk, int] | None:
+        """``find(key)`` in the stash, and again after a fill from the ring if it failed."""
+        self.settle(host)
+        found = find(key) if self.count else None
+        if found is None and self.fill(host, 1 << 30):
+            found = find(key)
+        return found
+
     def find_next(self, awaited: Any) -> tuple[Chunk, int] | None:
         """The first untaken reply whose id is not in ``awaited``."""
         for chunk in self.chunks:

@@ -1,96 +1,117 @@
-"""The receiving side of a ring kernel: receive, receive_batch, call (threads).
+"""The consumer side of a ring kernel: receive, receive_batch, call (threads).
 
-Every consumer takes the kernel's consumer lock only while it reads the reply ring or the
-stash, never while it sleeps. A wait ends when its reply came, when its timeout ran out,
-or at once when the kernel can no longer answer (terminated, or its loop failed) and no
-reply is left for it.
+``Consumer`` owns the kernel's consumer lock and its invariant: every reply is in exactly
+one place (the reply ring, the stash, the box of the operation that claimed it, or with
+its caller). It holds the lock while it reads the reply ring or the stash, never while
+it sleeps. A wait ends when its reply came, when its timeout ran out, or at once when the
+kernel can no longer answer and no reply is left for it.
 
 Replies are handed out only from the stash (``pdc.ring.stash``): an operation claims its
-reply into a ``box`` of its own, builds the result, and empties the box just before it
-returns, with no signal check in between; an exception anywhere before (Ctrl-C, a
-timeout, a bad argument) puts the claimed replies back. No reply is lost, none is handed
-out twice, and the consumer lock is only ever held by ``with``.
+reply into a ``box`` of its own and empties the box just before it returns, with no signal
+check in between; an exception anywhere before (Ctrl-C, a timeout, a bad argument) puts
+the claimed replies back. A ``call`` reserves its id (``awaited``) before its message is
+published, so that no ``receive`` in another thread takes the reply it waits for.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pdc.ring.args import count_arg, id_arg, seconds_arg
-from pdc.ring.handlers import HandlerSpec
-from pdc.ring.host import RingHost
-from pdc.ring.protocol import (
-    NORMAL,
-    PY_EXCEPTION,
-    RingError,
-    RingTimeoutError,
-)
+from pdc.ring.drops import Drops
+from pdc.ring.life import Life
+from pdc.ring.protocol import NORMAL, PY_EXCEPTION, RingTimeoutError
 from pdc.ring.replies import Replies, Reply, concat
 from pdc.ring.stash import Stash
 from pdc.ring.waiting import Waiter
 
 if TYPE_CHECKING:
-    from pdc.ring.fast import FastCall
+    from pdc.ring.producer import Producer
 
-__all__ = ["Receiving"]
+__all__ = ["Consumer"]
 
 
-class Receiving:
-    """Receive methods of ``RingKernel`` (a mixin: the attributes are the kernel's)."""
+class Consumer:
+    """Every receive of one kernel, and the replies of its calls (see the module docstring).
 
-    kernel_id: str
-    spec: HandlerSpec
-    host: RingHost
-    backpressure: str
-    received: int
-    _stash: Stash
-    _errors: dict[int, str] | None
-    _rep_names: tuple[str, ...]
-    _pop_names: tuple[str, ...]
-    _recv_lock: threading.Lock
-    _send_lock: threading.Lock
-    _spin: int
-    _dropped_set: set[int]
-    _fast: FastCall | None
-    _dropping: bool
-    _awaited: set[int]
-    _terminated: bool
-    _next: int
-    _words: Any
-    engine: Any
+    Args:
+        kernel_id: Named in errors.
+        host: The kernel's ``RingHost``.
+        engine: The kernel's engine.
+        life: The kernel's liveness.
+        drops: The kernel's dropped ids (a reply to a dropped message never comes).
+        reply: The reply dtype.
+        dropping: True for backpressure "drop_oldest" (look for new drops while waiting).
+        spin: Polls before a wait starts to yield and sleep.
 
-    if TYPE_CHECKING:  # defined by RingKernel
+    Attributes:
+        lock: The consumer lock.
+        stash: Replies taken off the ring and not yet handed out.
+        awaited: Ids whose replies a ``call`` waits for: ``receive`` skips them.
+        received: Replies handed out so far.
+        errors: The texts of Python handlers' exceptions by id (cpu backend), or None.
+        producer: The kernel's producer (a ``call`` sends through it), set by the kernel.
+        ports: The asyncio side's port per event loop (``pdc.ring.aio``).
+    """
 
-        def _dead(self) -> bool: ...
-        def _describe(self) -> str: ...
-        def _harvest_drops(self) -> list[int]: ...
-        def send(self, message: Any = None, /, *, priority: Any = NORMAL, **fields: Any) -> int: ...
-        def _send_one(
-            self, lane: int, values: tuple, reserve: list[int] | None, op: str = "send"
-        ) -> int: ...
-        def _parse(
-            self, message: Any, priority: Any, fields: dict, op: str = "send"
-        ) -> tuple[int, tuple]: ...
+    producer: Producer
+
+    def __init__(
+        self,
+        kernel_id: str,
+        host: Any,
+        engine: Any,
+        life: Life,
+        drops: Drops,
+        reply: np.dtype,
+        dropping: bool,
+        spin: int = 0,
+    ):
+        self.kernel_id = kernel_id
+        self.host = host
+        self.engine = engine
+        self.life = life
+        self.drops = drops
+        self.reply_dtype = reply
+        self.dropping = dropping
+        self.spin = spin
+        self.lock = threading.Lock()
+        self.stash = Stash(reply)
+        self.awaited: set[int] = set()
+        self.received = 0
+        self.errors: dict[int, str] | None = getattr(engine, "errors", None)
+        self.rep_names: tuple[str, ...] = reply.names or ()
+        self.ports: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    # -- what is where ----------------------------------------------------------------
+    def settle(self) -> None:
+        """Finish a move from the ring that an interrupt cut short."""
+        with self.lock:
+            self.stash.settle(self.host)
+
+    def not_received(self) -> int:
+        """Replies written by the device and not yet handed out (ring and stash)."""
+        return self.host.replies_ready() + len(self.stash)
+
+    def describe(self) -> str:
+        """The kernel's state and its messages in flight, for error messages."""
+        return self.life.describe(self.received, len(self.stash))
 
     # -- under the consumer lock ------------------------------------------------------
-    def _fill(self, limit: int) -> int:
+    def fill(self, limit: int) -> int:
         """Move up to ``limit`` ready replies from the ring into the stash."""
-        return self._stash.fill(self.host, limit)
+        return self.stash.fill(self.host, limit)
 
-    def _claim_next(self, box: list) -> bool:
+    def claim_next(self, box: list) -> bool:
         """Claim the next reply no ``call`` waits for into ``box[0]``; False if none."""
-        st = self._stash
-        st.settle(self.host)
-        found = st.find_next(self._awaited) if st.count else None
+        st = self.stash
+        found = st.look(self.host, st.find_next, self.awaited)
         if found is None:
-            if not st.fill(self.host, 1 << 30):
-                return False
-            found = st.find_next(self._awaited)
-            if found is None:
-                return False
+            return False
         chunk, i = found
         # One statement, no signal check inside: taken and noted in the box together.
         box[0], chunk.taken[i], st.count, self.received = (
@@ -103,17 +124,12 @@ class Receiving:
             chunk.first = i + 1  # a hint: nothing before it is untaken
         return True
 
-    def _claim_id(self, box: list, corr_id: int) -> bool:
+    def claim_id(self, box: list, corr_id: int) -> bool:
         """Claim the reply to ``corr_id`` into ``box[0]``; False if it has not come."""
-        st = self._stash
-        st.settle(self.host)
-        found = st.find_id(corr_id) if st.count else None
+        st = self.stash
+        found = st.look(self.host, st.find_id, corr_id)
         if found is None:
-            if not st.fill(self.host, 1 << 30):
-                return False
-            found = st.find_id(corr_id)
-            if found is None:
-                return False
+            return False
         chunk, i = found
         box[0], chunk.taken[i], st.count, self.received = (
             found,
@@ -123,72 +139,67 @@ class Receiving:
         )
         return True
 
-    def _unclaim(self, box: list) -> None:
+    def unclaim(self, box: list) -> None:
         """Put back the reply in ``box[0]`` (an operation that did not hand it out)."""
         found = box[0]
         if found is None:
             return
-        with self._recv_lock:
-            self._stash.settle(self.host)
-            self.received -= self._stash.unclaim(*found)
+        with self.lock:
+            self.stash.settle(self.host)
+            self.received -= self.stash.unclaim(*found)
         box[0] = None
 
-    def _restore(self, reply: Reply) -> None:
+    def restore(self, reply: Reply) -> None:
         """Put back a Reply its caller never got (a cancelled waiter, an interrupt)."""
-        rec = np.zeros(1, self.spec.reply)
-        rec[0] = tuple(reply.values[n] for n in self._rep_names)
-        with self._recv_lock:
-            self._stash.settle(self.host)
-            self._stash.restore(reply.corr_id, reply.status, rec)
+        rec = np.zeros(1, self.reply_dtype)
+        rec[0] = tuple(reply.values[n] for n in self.rep_names)
+        with self.lock:
+            self.stash.settle(self.host)
+            self.stash.restore(reply.corr_id, reply.status, rec)
             self.received -= 1
-            if reply.error is not None and self._errors is not None:
-                self._errors[reply.corr_id] = reply.error
+            if reply.error is not None and self.errors is not None:
+                self.errors[reply.corr_id] = reply.error
 
-    def _reply_of(self, found: tuple) -> Reply:
+    def reply_of(self, found: tuple) -> Reply:
         """The Reply of a claimed reply (it stays claimed: the caller hands it out)."""
         chunk, i = found
         corr = int(chunk.corr[i])
         status = int(chunk.status[i])
-        errors = self._errors
+        errors = self.errors
         error = errors.get(corr) if errors and status == PY_EXCEPTION else None
-        return Reply(self.kernel_id, corr, status, self._rep_names, chunk.recs[i].item(), error)
-
-    def _error_of(self, corr: int, status: int) -> str | None:
-        if status == PY_EXCEPTION and self._errors:
-            return self._errors.get(corr)
-        return None
+        return Reply(self.kernel_id, corr, status, self.rep_names, chunk.recs[i].item(), error)
 
     # -- public -----------------------------------------------------------------------
     def try_receive(self) -> Reply | None:
         """The next reply, or None when none is ready."""
         box: list = [None]
         try:
-            with self._recv_lock:
-                if not self._claim_next(box):
+            with self.lock:
+                if not self.claim_next(box):
                     return None
-            reply = self._reply_of(box[0])
-            errors = self._errors
+            reply = self.reply_of(box[0])
+            errors = self.errors
             if errors and reply.corr_id in errors:
                 del errors[reply.corr_id]
             box[0] = None  # handed out: no signal check between here and the return
             return reply
         except BaseException:
-            self._unclaim(box)
+            self.unclaim(box)
             raise
 
-    def _nothing_left(self) -> bool:
+    def nothing_left(self) -> bool:
         """True when no reply can come any more (the device left and the ring is empty)."""
-        return self._dead() and not self.host.replies_ready()
+        return self.life.dead() and not self.host.replies_ready()
 
-    def _timeout(self, op: str, timeout: float | None, what: str) -> RingTimeoutError:
-        if self._nothing_left():
+    def timeout_error(self, op: str, timeout: float | None, what: str) -> RingTimeoutError:
+        if self.nothing_left():
             return RingTimeoutError(
                 f"[{op} {self.kernel_id}] expected {what}, got none and none can come: "
-                + self._describe()
+                + self.describe()
             )
         return RingTimeoutError(
             f"[{op} {self.kernel_id}] expected {what} within {timeout} s, got none; "
-            + self._describe()
+            + self.describe()
         )
 
     def receive(self, timeout: float | None = None, corr_id: int | None = None) -> Reply:
@@ -216,33 +227,18 @@ class Receiving:
         try:
             if corr_id is not None:
                 corr = id_arg("receive", self.kernel_id, corr_id)
-                self._wait_claim(box, corr, timeout, "receive")
+                self.wait_claim(box, corr, timeout, "receive")
             else:
-                self._wait_any(box, timeout)
-            reply = self._reply_of(box[0])
-            errors = self._errors
+                self.wait_claim(box, 0, timeout, "receive")
+            reply = self.reply_of(box[0])
+            errors = self.errors
             if errors and reply.corr_id in errors:
                 del errors[reply.corr_id]
             box[0] = None  # handed out: no signal check between here and the return
             return reply
         except BaseException:
-            self._unclaim(box)
+            self.unclaim(box)
             raise
-
-    def _wait_any(self, box: list, timeout: float | None) -> None:
-        w = None
-        while True:
-            with self._recv_lock:
-                if self._claim_next(box):
-                    return
-            if w is None:
-                w = Waiter(timeout, self._spin)
-            elif w.expired() or self._nothing_left():
-                with self._recv_lock:  # a reply may have landed just before the device left
-                    if self._claim_next(box):
-                        return
-                raise self._timeout("receive", timeout, "a reply")
-            w.wait()
 
     def receive_batch(self, n: int, timeout: float | None = None) -> Replies:
         """Wait for ``n`` replies; return them as arrays (``records`` has the reply dtype).
@@ -267,10 +263,10 @@ class Receiving:
             w = None
             while got < n:
                 before = got
-                with self._recv_lock:
-                    st = self._stash
+                with self.lock:
+                    st = self.stash
                     st.fill(self.host, n - got)
-                    for chunk, idx in st.find_free(n - got, self._awaited):
+                    for chunk, idx in st.find_free(n - got, self.awaited):
                         key, m = len(claims), len(idx)
                         # One statement: taken, noted and counted together.
                         claims[key], chunk.taken[idx], st.count, self.received, got = (
@@ -283,11 +279,11 @@ class Receiving:
                 if got >= n:
                     break
                 if w is None:
-                    w = Waiter(timeout, self._spin)
+                    w = Waiter(timeout, self.spin)
                 if got > before:
                     continue
-                if w.expired() or (self._nothing_left() and not self._stash.count):
-                    exc = self._timeout("receive_batch", timeout, f"{n} replies (got {got})")
+                if w.expired() or (self.nothing_left() and not self.stash.count):
+                    exc = self.timeout_error("receive_batch", timeout, f"{n} replies (got {got})")
                     exc.partial = self._batch_of(claims)
                     claims = {}  # handed out with the error
                     raise exc
@@ -297,13 +293,13 @@ class Receiving:
             return out
         except BaseException:
             for chunk, idx in claims.values():
-                self._unclaim([(chunk, idx)])
+                self.unclaim([(chunk, idx)])
             raise
 
     def _batch_of(self, claims: dict[int, tuple]) -> Replies:
         parts = [(c.corr[idx], c.status[idx], c.recs[idx]) for c, idx in claims.values()]
-        out = concat(parts, self.spec.reply)
-        errors = self._errors
+        out = concat(parts, self.reply_dtype)
+        errors = self.errors
         if errors:  # texts go with single replies only: forget these
             for c in out.corr_ids[out.status == PY_EXCEPTION].tolist():
                 errors.pop(c, None)
@@ -340,12 +336,12 @@ class Receiving:
         box: list = [None]
         reserved = [0]  # the id this call reserved (receive skips it): freed however it ends
         try:
-            reply, failure = self._call_claim(
+            reply, failure = self.call_claim(
                 box, reserved, message, timeout, check, priority, fields
             )
-            self._awaited.discard(reserved[0])
+            self.awaited.discard(reserved[0])
             reserved[0] = 0
-            errors = self._errors
+            errors = self.errors
             if errors and reply.corr_id in errors:
                 del errors[reply.corr_id]
             box[0] = None  # handed out: no signal check between here and the return
@@ -353,12 +349,12 @@ class Receiving:
                 raise failure
             return reply
         except BaseException:
-            self._unclaim(box)
+            self.unclaim(box)
             if reserved[0]:
-                self._awaited.discard(reserved[0])
+                self.awaited.discard(reserved[0])
             raise
 
-    def _call_claim(
+    def call_claim(
         self,
         box: list,
         reserved: list[int],
@@ -374,47 +370,33 @@ class Receiving:
         (and puts the claim back, and frees the id, if it cannot).
         """
         timeout = seconds_arg("call", self.kernel_id, "timeout", timeout)
-        lane, values = self._parse(message, priority, fields, "call")
-        corr = self._send_one(lane, values, reserved, "call")
-        self._wait_claim(box, corr, timeout, "call")
-        reply = self._reply_of(box[0])
+        lane, values = self.producer.parse(message, priority, fields, "call")
+        corr = self.producer.send_one(lane, values, reserved, "call")
+        self.wait_claim(box, corr, timeout, "call")
+        reply = self.reply_of(box[0])
         return reply, (reply.failure() if check else None)
 
-    def _unhold(self, fast: FastCall) -> None:
-        """Put a reply the compiled call took, and nobody was handed, back in the stash."""
-        held = fast.held()
-        if held is not None:
-            corr, status, rec = held
-            out = np.zeros(1, self.spec.reply)
-            out[0] = tuple(rec[n] for n in self._rep_names)
-            self._stash.restore(corr, status, out)
-
-    def _gone(self, corr: int, op: str) -> None:
-        """Raise if the reply to ``corr`` can never come (dropped)."""
-        if corr in self._dropped_set or (
-            self.backpressure == "drop_oldest" and corr in self._harvest_drops()
-        ):
-            raise RingError(
-                f"[{op} {self.kernel_id}] expected a reply to message {corr}, got none: it was "
-                "dropped (backpressure 'drop_oldest')"
-            )
-
-    def _wait_claim(self, box: list, corr: int, timeout: float | None, op: str) -> None:
-        """Wait until the reply to ``corr`` is claimed into ``box[0]``."""
-        self._gone(corr, op)
+    def wait_claim(self, box: list, corr: int, timeout: float | None, op: str) -> None:
+        """Wait until the reply to ``corr`` (0: any reply no call awaits) is in ``box[0]``."""
+        drops = self.drops
+        if corr:
+            drops.check(corr, op, self.dropping)
         w = None
         while True:
-            with self._recv_lock:
-                if self._claim_id(box, corr):
+            with self.lock:
+                if self.claim_id(box, corr) if corr else self.claim_next(box):
                     return
             if w is None:
-                w = Waiter(timeout, self._spin)
-            elif w.expired() or self._nothing_left():
-                with self._recv_lock:
-                    if self._claim_id(box, corr):
+                w = Waiter(timeout, self.spin)
+            elif w.expired() or self.nothing_left():
+                with self.lock:  # a reply may have landed just before the device left
+                    if self.claim_id(box, corr) if corr else self.claim_next(box):
                         return
-                self._gone(corr, op)
-                raise self._timeout(op, timeout, f"the reply to message {corr}")
-            elif self.backpressure == "drop_oldest":
-                self._gone(corr, op)
+                if corr:
+                    drops.check(corr, op, self.dropping)
+                raise self.timeout_error(
+                    op, timeout, f"the reply to message {corr}" if corr else "a reply"
+                )
+            elif corr and self.dropping:
+                drops.check(corr, op, self.dropping)
             w.wait()
