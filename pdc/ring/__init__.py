@@ -7,9 +7,9 @@ ordinary memory (cpu), MLX unified memory (metal).
 when a kernel of that backend is launched.
 """
 
-from pdc.ring.engine import EngineOptions
-from pdc.ring.guards import FAULT
+from pdc.ring.engines.base import EngineOptions
 from pdc.ring.handlers import HandlerError, HandlerSpec, select
+from pdc.ring.handlers.guards import FAULT
 from pdc.ring.protocol import (
     HIGH,
     NORMAL,
