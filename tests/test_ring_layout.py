@@ -148,6 +148,9 @@ def test_the_graph_reader_sees_lazy_relative_and_typing_imports():
     assert all(module != "pdc.ring.kernel" for module, _ in got)
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+    assert [layer(n) for n in ("pdc.ring.protocol", "pdc.ring.protocol.words")] == [0, 0]
+    assert [layer(n) for n in ("pdc.ring.engines.cpu", "pdc.ring.host.kernel")] == [2, 3]
+    assert [layer(n) for n in ("pdc.ring", "pdc.ring.runtime", "pdc.ring.tools.bench")] == [4, 4, 5]
 
 
 def test_every_ring_module_is_small():
