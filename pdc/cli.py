@@ -11,8 +11,8 @@ import sys
 
 COMMANDS = {
     "doctor": ("pdc.doctor", "check this machine's GPU setup and installed libraries"),
-    "bench": ("pdc.ring.bench", "benchmarks: `pdc bench ring|sim|grade`"),
-    "stress": ("pdc.ring.stress", "ring kernels under threads, toggles and faults: 0 lost"),
+    "bench": ("pdc.ring.tools.bench", "benchmarks: `pdc bench ring|sim|grade`"),
+    "stress": ("pdc.ring.tools.stress", "ring kernels under threads, toggles and faults: 0 lost"),
     "grade": ("pdc.grade.cli", "grade exercise submissions (notebooks or folders)"),
     "assign": ("pdc.grade.assign", "generate student exercises from the solutions"),
     "ptx": ("pdc.ptx.cli", "compile every kernel for sm_80/sm_90 (no GPU needed): registers"),
@@ -43,7 +43,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module_name = COMMANDS[name][0]
     if name == "bench":
-        benches = {"ring": "pdc.ring.bench", "sim": "pdc.sim.bench", "grade": "pdc.grade.bench"}
+        benches = {
+            "ring": "pdc.ring.tools.bench",
+            "sim": "pdc.sim.bench",
+            "grade": "pdc.grade.bench",
+        }
         if not rest or rest[0] not in benches:
             print(
                 "usage: pdc bench {ring,sim,grade} [options]  (`pdc bench NAME --help` for each)",

@@ -38,7 +38,7 @@ def backend() -> str:
 @pytest.fixture(params=["cpu", "cuda", "metal"])
 def engine(request) -> str:
     """A ring engine name; skipped with the reason when its module does not import here."""
-    from pdc.ring.engine import engine_class
+    from pdc.ring.engines.base import engine_class
 
     try:
         engine_class(request.param)

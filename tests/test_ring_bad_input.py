@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pdc.ring import HandlerError, RingKernelRuntime, ring_kernel, select
-from pdc.ring.engine import EngineOptions
+from pdc.ring.engines.base import EngineOptions
 from pdc.ring.protocol import Rings
 
 REQ = np.dtype([("i", np.int64), ("f", np.float32), ("b", np.bool_), ("u", np.uint8)])

@@ -8,7 +8,7 @@ import platform
 import re
 from pathlib import Path
 
-from pdc.ring import bench
+from pdc.ring.tools import bench
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,7 +21,7 @@ def root(req, rep):
 
 
 def test_atomic_intrinsics_compile_to_atomic_instructions():
-    from pdc.ring.cpu import load_acquire, store_release
+    from pdc.ring.engines.cpu import load_acquire, store_release
 
     @numba.njit
     def bump(a):
@@ -86,8 +86,8 @@ def test_numba_compile_failure_names_the_cpu_backend():
 
 
 def test_the_compiled_loop_reads_control_words_with_atomic_loads():
-    from pdc.ring.cpu import compiled_loop
-    from pdc.ring.engine import EngineOptions
+    from pdc.ring.engines.base import EngineOptions
+    from pdc.ring.engines.cpu import compiled_loop
     from pdc.ring.handlers import HandlerSpec
 
     loop = compiled_loop(HandlerSpec.create(root, REQ, REP), EngineOptions())

@@ -158,7 +158,7 @@ def test_metal_terminate_with_many_messages_in_flight(tmp_path):
 
 def test_metal_loop_too_large_to_compile_runs_uncompiled_and_right():
     pytest.importorskip("mlx.core", reason="the metal engine runs on MLX")
-    from pdc.ring.metal import COMPILE_MAX_OPS
+    from pdc.ring.engines.metal import COMPILE_MAX_OPS
 
     def long_sum(req, rep):
         acc = req.x
@@ -210,7 +210,7 @@ def test_launch_timeout_must_be_seconds():
 
 
 def test_messages_with_many_fields_take_the_generic_call():
-    from pdc.ring.fast import MAX_FIELDS
+    from pdc.ring.host.fast import MAX_FIELDS
 
     many = np.dtype([(f"f{i}", np.float64) for i in range(MAX_FIELDS + 1)])
 

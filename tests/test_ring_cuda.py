@@ -21,7 +21,7 @@ import pytest
 
 import pdc
 from pdc.ring import RingKernelRuntime, ring_kernel, select
-from pdc.ring.engine import EngineOptions, engine_class
+from pdc.ring.engines.base import EngineOptions, engine_class
 from pdc.ring.handlers import HandlerSpec
 
 REQ = np.dtype([("x", np.float64), ("k", np.int64)])
@@ -108,7 +108,7 @@ def test_kernel_is_launched_once_and_its_loop_produces_every_reply(cuda_engine, 
         assert sorted(np.concatenate(ids).tolist()) == list(range(1, n + 1))
         assert engine.launches == 1
     trace = engine.trace.copy()  # final once the kernel has left (the runtime terminated it)
-    from pdc.ring import cuda_kernel as ck
+    from pdc.ring.engines import cuda_kernel as ck
 
     # Words only the kernel writes: entered once, one thread, every message handled in it.
     assert trace[ck.T_ENTRIES] == 1
@@ -145,7 +145,7 @@ def test_math_domain_gives_nan_like_the_device(cuda_engine):
 
 
 def test_idle_kernel_backs_off_and_still_terminates(cuda_engine):
-    from pdc.ring import cuda_kernel as ck
+    from pdc.ring.engines import cuda_kernel as ck
 
     with RingKernelRuntime(backend="cuda", options=EngineOptions(max_sleep=2e-3)) as rt:
         k = rt.launch(ring_kernel(request=REQ, reply=REP, queue_size=8)(scale))
@@ -198,7 +198,7 @@ def test_pure_python_handlers_are_refused(cuda_engine):
 
 
 def test_launch_per_message_baseline_matches_the_handler(cuda_engine):
-    from pdc.ring.cuda import launch_per_message
+    from pdc.ring.tools.launch_each import launch_per_message
 
     spec = HandlerSpec.create(scale, REQ, REP)
     reqs = batch(5)
@@ -211,7 +211,7 @@ def test_launch_per_message_baseline_matches_the_handler(cuda_engine):
 
 def test_importing_the_engines_imports_no_gpu_library():
     code = (
-        "import sys, pdc.ring, pdc.ring.cuda, pdc.ring.metal; "
+        "import sys, pdc.ring, pdc.ring.engines.cuda, pdc.ring.engines.metal; "
         "bad = [m for m in ('numba.cuda', 'numba_cuda', 'mlx') if m in sys.modules]; "
         "print(bad)"
     )
@@ -234,7 +234,7 @@ _PTX_SCRIPT = textwrap.dedent(
             cc = types.SimpleNamespace(compute_capability=(9, 0))
             dispatcher.get_current_device = lambda: cc
         from numba import cuda
-        from pdc.ring import cuda_kernel as ck
+        from pdc.ring.engines import cuda_kernel as ck
         from pdc.ring.handlers import HandlerSpec
         sys.path.insert(0, sys.argv[1])
         from test_ring_cuda import REP, REQ, scale
@@ -397,7 +397,7 @@ def test_gpu_kernel_leaves_the_default_stream_free(cuda_engine):
 
 @pytest.mark.gpu
 def test_gpu_100k_messages_one_launch(cuda_engine):
-    from pdc.ring import cuda_kernel as ck
+    from pdc.ring.engines import cuda_kernel as ck
 
     n, chunk = 100_000, 4_000
     with RingKernelRuntime(backend="cuda") as rt:

@@ -19,7 +19,7 @@ class FakeEvent:
 
 
 def test_not_ready_is_false_without_an_error_log_and_success_is_true(monkeypatch, caplog):
-    from pdc.ring.cuda import event_done
+    from pdc.ring.engines.cuda import event_done
 
     answers = iter([cu.CUresult.CUDA_ERROR_NOT_READY] * 3 + [cu.CUresult.CUDA_SUCCESS])
     monkeypatch.setattr(cu, "cuEventQuery", lambda handle: (next(answers),))
@@ -31,7 +31,7 @@ def test_not_ready_is_false_without_an_error_log_and_success_is_true(monkeypatch
 
 
 def test_another_error_is_raised_by_numbas_query_with_its_message(monkeypatch):
-    from pdc.ring.cuda import event_done
+    from pdc.ring.engines.cuda import event_done
 
     monkeypatch.setattr(cu, "cuEventQuery", lambda h: (cu.CUresult.CUDA_ERROR_LAUNCH_FAILED,))
     ev = FakeEvent()

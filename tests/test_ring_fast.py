@@ -1,5 +1,5 @@
-"""The cpu backend's compiled ``call`` (``pdc.ring.fast``) and its doorbell
-(``pdc.ring.doorbell``): same answers and errors as the generic path, safe from several
+"""The cpu backend's compiled ``call`` (``pdc.ring.host.fast``) and its doorbell
+(``pdc.ring.engines.doorbell``): same answers and errors as the generic path, safe from several
 threads; a Ctrl-C at every signal check point around it is in ``test_ring_interrupts``."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_fast_paths_are_used_on_cpu_and_answer_like_the_generic_ones():
     with RingKernelRuntime(backend="cpu") as rt:
         k = rt.launch(kernel())
         assert k._fast is not None
-        assert k.call.__code__.co_filename.startswith("<pdc.ring.quick")  # pdc.ring.quick
+        assert k.call.__code__.co_filename.startswith("<pdc.ring.host.quick")  # pdc.ring.host.quick
         r = k.call(x=1.5, k=-7, u=254)
         assert (r.y, r.k, r.u, r.status) == (3.0, -7, 255, 0)
         assert (r.kernel_id, r.corr_id, r.error, r.ok) == ("fast", 1, None, True)
@@ -176,7 +176,7 @@ def test_the_doorbell_ends_a_nap_long_before_its_timeout():
     """nap() with a 20 s limit returns within seconds of a ring (else the bell is broken)."""
     import numba
 
-    from pdc.ring.doorbell import Doorbell, nap
+    from pdc.ring.engines.doorbell import Doorbell, nap
     from pdc.ring.protocol import CONTROL_WORDS, NAPPING
 
     @numba.njit(nogil=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pdc.ring import HandlerError, RingKernelRuntime, ring_kernel
-from pdc.ring.guards import FAULT
+from pdc.ring.handlers.guards import FAULT
 
 REQ = np.dtype([("x", np.float64), ("d", np.float64), ("n", np.int64), ("m", np.int64)])
 REP = np.dtype([("q", np.float64), ("r", np.int64), ("k", np.int64)])

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from pdc.ring.cuda import check_device
+from pdc.ring.engines.cuda import check_device
 from pdc.ring.protocol import aligned
 
 T4 = SimpleNamespace(name=b"Tesla T4", compute_capability=(7, 5), KERNEL_EXEC_TIMEOUT=0)
@@ -81,7 +81,7 @@ _PTX_SCRIPT = textwrap.dedent(
         nvrtc.get_arch_option = lambda major, minor: f"compute_{major}{minor}"
         dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=(7, 5))
     from numba import cuda
-    from pdc.ring import cuda_kernel as ck
+    from pdc.ring.engines import cuda_kernel as ck
     from pdc.ring.handlers import HandlerSpec
 
     REQ = np.dtype([("a", np.float32), ("n", np.int32), ("x", np.float64)])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pdc.ring import RingKernelRuntime, ring_kernel, select
-from pdc.ring.engine import EngineOptions, engine_class
+from pdc.ring.engines.base import EngineOptions, engine_class
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import Rings
 
@@ -119,7 +119,7 @@ def test_compiled_and_plain_batches_agree(metal_engine, compiled):
 
 
 def test_math_without_an_mlx_equivalent_names_the_backend(metal_engine):
-    from pdc.ring.metal import mlx_math
+    from pdc.ring.engines.metal import mlx_math
 
     m = mlx_math()
     assert m.sqrt is not None
@@ -136,7 +136,7 @@ def test_pure_python_handlers_are_refused(metal_engine):
 
 
 def test_rings_live_in_mlx_memory(metal_engine):
-    from pdc.ring.mlx_memory import mlx_buffer
+    from pdc.ring.engines.mlx_memory import mlx_buffer
 
     options = EngineOptions(queue_size=8)
     rings = Rings.allocate(REQ, REP, 8, alloc=metal_engine.allocator(options))

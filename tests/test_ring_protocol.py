@@ -12,9 +12,9 @@ import sys
 import numpy as np
 import pytest
 
-from pdc.ring import host as ring_host
-from pdc.ring import loop
 from pdc.ring import protocol as p
+from pdc.ring.engines import loop
+from pdc.ring.host import rings as ring_host
 
 REQ = np.dtype([("x", np.float32), ("k", np.int64)])  # padding between the fields
 REP = np.dtype([("y", np.float64), ("flag", np.bool_)])

@@ -292,7 +292,7 @@ _PTX_SCRIPT = textwrap.dedent(
             cc = types.SimpleNamespace(compute_capability=(9, 0))
             dispatcher.get_current_device = lambda: cc
         from numba import cuda
-        from pdc.ring import cuda_kernel as ck
+        from pdc.ring.engines import cuda_kernel as ck
         from pdc.ring.handlers import HandlerSpec
         sys.path.insert(0, sys.argv[1])
         from test_ring_state import REP, REQ, STATE, WELFORD, running, tally

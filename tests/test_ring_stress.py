@@ -26,7 +26,7 @@ from pdc.ring import (
     ring_kernel,
     select,
 )
-from pdc.ring.stress import run_mode
+from pdc.ring.tools.stress import run_mode
 
 REQ = np.dtype([("x", np.float64), ("k", np.int64)])
 REP = np.dtype([("y", np.float64), ("k", np.int64)])
@@ -235,8 +235,8 @@ class _Interrupt:
 
 
 def test_ctrl_c_inside_send_and_receive_leaves_the_runtime_consistent(engine, monkeypatch):
-    from pdc.ring import receiving
-    from pdc.ring.replies import Reply
+    from pdc.ring.host import consumer as receiving
+    from pdc.ring.host.replies import Reply
 
     n = 400 if engine == "cpu" else 120
     with RingKernelRuntime(backend=engine) as rt:

@@ -90,7 +90,7 @@ class Backend:
     * ``pinned_host``: ``host_empty(..., pinned=True)`` gives page-locked memory;
     * ``cuda_kernels``: :meth:`launch` runs numba.cuda kernels (on a GPU or simulated);
     * ``host_ring_loop``: a ring kernel's handler runs as Python (numba-compiled) on a host
-      thread of this process, so pure-Python handlers and ``pdc.ring.fast``'s compiled call
+      thread of this process, so pure-Python handlers and ``pdc.ring.host.fast``'s compiled call
       work; elsewhere the handler is device code;
     * ``required``: the backend always exists (a missing one is an error, not a choice);
     * ``shared_gpu_context``: its kernels run in one GPU context, where loading new code can

@@ -97,12 +97,14 @@ EXERCISE_KERNELS: dict[str, dict[str, tuple]] = {
 _EXERCISE_ARGS = {name: args for ks in EXERCISE_KERNELS.values() for name, args in ks.items()}
 
 KERNELS: dict[str, dict[str, Any]] = {
-    "pdc/ring/cuda_kernel.py": {
+    "pdc/ring/engines/cuda_kernel.py": {
         "ring_kernel": skip("built around each handler: see the ring rows"),
+    },
+    "pdc/ring/tools/launch_each.py": {
         "handle_once": skip("built around a handler: see the launch-per-message row"),
     },
-    "pdc/ring/bench.py": {"double": ring()},
-    "pdc/ring/stress.py": {"stress_handler": ring("REQUEST", "REPLY")},
+    "pdc/ring/tools/bench.py": {"double": ring()},
+    "pdc/ring/tools/stress.py": {"stress_handler": ring("REQUEST", "REPLY")},
     **{f"solutions/{key}.ipynb": dict(kernels) for key, kernels in EXERCISE_KERNELS.items()},
     "solutions/06_ring.ipynb": {"detect": ring("REQUEST", "REPLY", "STATE")},
     "notebooks/01_why_gpus.ipynb": {"saxpy_kernel": ("float32", F1, F1)},
@@ -284,7 +286,7 @@ def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict]
             if (path, name) not in seen:
                 note = "listed in pdc/ptx/manifest.py but not found: remove or fix the entry"
                 rows.append({"name": name, "where": path, "status": "missing", "note": note})
-    jobs.append(_call("launch_per_message", "pdc/ring/cuda.py", "baseline_unit", {}))
+    jobs.append(_call("launch_per_message", "pdc/ring/tools/launch_each.py", "baseline_unit", {}))
     return jobs, rows
 
 
@@ -310,7 +312,7 @@ def ring_unit(
     source: str, handler: str, request: str, reply: str, filename: str, state: str | None = None
 ) -> tuple:
     """The real-GPU ring kernel around a handler defined in ``source`` (with state: ``state``)."""
-    from pdc.ring import cuda_kernel as ck
+    from pdc.ring.engines import cuda_kernel as ck
     from pdc.ring.handlers import HandlerSpec
 
     ns = _exec(source, filename)
@@ -327,12 +329,12 @@ def baseline_unit() -> tuple:
     from numba import types as nt
     from numba.cuda.np.numpy_support import from_dtype
 
-    from pdc.ring import bench
-    from pdc.ring import cuda_kernel as ck
+    from pdc.ring.engines import cuda_kernel as ck
     from pdc.ring.handlers import HandlerSpec
+    from pdc.ring.tools import bench, launch_each
 
     spec = HandlerSpec.create(bench.double, bench.REQ, bench.REP)
     built = spec.build(select_impl=ck.select_device(False), math_impl=math)
-    kernel = ck.build_single(cuda.jit(device=True)(built))
+    kernel = launch_each.build_single(cuda.jit(device=True)(built))
     argtypes = (from_dtype(spec.request)[::1], from_dtype(spec.reply)[::1], nt.int64[::1])
     return kernel.py_func, argtypes

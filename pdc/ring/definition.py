@@ -5,7 +5,7 @@ queue size (an integer, and rings of at most ``MAX_RING_BYTES``), and field name
 itself uses (a request field ``priority`` would be taken by ``send``'s keyword, a reply
 field ``status`` would be hidden by ``Reply.status``), and for a kernel with state its
 dtype (scalar numeric fields, no name starting with ``_pdc``) and ``initial`` values
-(``pdc.ring.state``).
+(``pdc.ring.handlers.state``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from pdc.ring.args import seconds_arg
 from pdc.ring.handlers import ALL_BACKENDS, HandlerSpec
+from pdc.ring.handlers.state import check_state_dtype, initial_state
 from pdc.ring.protocol import LANES, MAX_RING_BYTES
-from pdc.ring.state import check_state_dtype, initial_state
+from pdc.ring.protocol.args import seconds_arg
 
 __all__ = [
     "BACKPRESSURE",
@@ -104,7 +104,7 @@ def ring_kernel(
     """Declare a ring kernel: a handler ``fn(req, rep)`` and its message types.
 
     With ``state`` the handler is ``fn(req, rep, state)``: ``state`` is the kernel's own
-    record, kept across messages and never sent by the host (see ``pdc.ring.state``).
+    record, kept across messages and never sent by the host (see ``pdc.ring.handlers.state``).
 
     Args:
         kernel_id: Name (default: the function's name).

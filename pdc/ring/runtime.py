@@ -30,14 +30,14 @@ Backpressure (what ``send`` does when the lane is full):
 State: ``@ring_kernel(..., state=STATE, initial={...})`` gives the kernel a record of its
 own, ``def h(req, rep, state)``, kept across messages and never sent by the host; a message
 whose handler fails leaves it unchanged; ``read_state`` copies it while the kernel is
-deactivated (``pdc.ring.state`` states the rules).
+deactivated (``pdc.ring.handlers.state`` states the rules).
 
 Replies come back in the order the device handled the messages (high lane first);
 ``receive`` returns the next one (or, with ``corr_id=``, the reply to one message), ``call``
 sends one message and waits for its own reply.
 
 Any number of threads and event loops may use one kernel: producers are serialised by one
-lock, consumers by another (``pdc.ring.kernel`` states the reconciliation invariant).
+lock, consumers by another (``pdc.ring.host.kernel`` states the reconciliation invariant).
 A runtime that is garbage-collected without ``close()`` terminates its kernels; kernels
 still running at interpreter exit are terminated too.
 """
@@ -53,12 +53,12 @@ from typing import Any
 import numpy as np
 
 from pdc.backends import backend_class
-from pdc.ring.args import seconds_arg
 from pdc.ring.definition import BACKPRESSURE, RingKernelDef, ring_kernel
-from pdc.ring.engine import EngineOptions, build_stage, build_stage_of
-from pdc.ring.kernel import RingKernel
+from pdc.ring.engines.base import EngineOptions, build_stage, build_stage_of
+from pdc.ring.host.kernel import RingKernel
+from pdc.ring.host.replies import Replies, Reply, Telemetry, TerminateReport
 from pdc.ring.protocol import S_TERMINATED, RingStateError, RingTimeoutError
-from pdc.ring.replies import Replies, Reply, Telemetry, TerminateReport
+from pdc.ring.protocol.args import seconds_arg
 
 __all__ = [
     "BACKPRESSURE",
@@ -78,8 +78,8 @@ _LIVE: weakref.WeakSet = weakref.WeakSet()  # launched kernels, stopped at inter
 def _stop(kernels: list[RingKernel], timeout: float) -> None:
     """Ask every kernel to leave, then wait for them (all together, not one by one)."""
     for k in kernels:
-        if not k._terminated:
-            k._terminated = True
+        if not k.life.terminated:
+            k.life.terminated = True
             k.host.request_terminate()
             k.engine.wake()
     for k in kernels:
@@ -311,6 +311,6 @@ class RingKernelRuntime:
         """Terminate every kernel still running."""
         reports = {}
         for kid, rk in self.kernels.items():
-            if rk.host.state() != S_TERMINATED or not rk._terminated:
+            if rk.host.state() != S_TERMINATED or not rk.life.terminated:
                 reports[kid] = rk.terminate(timeout)
         return reports

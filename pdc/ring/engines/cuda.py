@@ -1,0 +1,389 @@
+"""CUDA engine: one persistent CUDA kernel per ring, launched once, serving from mapped memory.
+
+The rings live in host-mapped pinned memory (``numba.cuda.mapped_array``): the host writes
+requests with plain NumPy stores and the kernel reads them over the bus, with no copies and
+no launches per message. The kernel (``pdc.ring.engines.cuda_kernel``) is built per handler: the
+handler becomes a CUDA device function (``cuda.jit(device=True)``) called from the
+protocol's consumer loop, itself a device function called from the ``cuda.jit`` kernel.
+The kernel runs with ``grid=1, block=1`` on a stream of its own that does not synchronize
+with the default stream, so ordinary kernels keep running beside it.
+
+A device-wide ``cuda.synchronize()`` waits for every kernel of the context, the resident
+ring kernel included: it returns only once the ring kernel was terminated. Synchronize a
+stream instead. While the kernel is resident numba's deferred frees are held back
+(``cuda.defer_cleanup()``): a free that synchronized the context would wait forever.
+
+Without a GPU, ``pdc.numba_cuda()`` gives numba's CUDA simulator, and the same kernel
+function runs there: the engine launches it the way the simulator runs a 1x1 grid (a
+``BlockThread`` executing the kernel with the module's ``cuda`` swapped for a
+``FakeCUDAModule``), from a background thread, because a simulated launch blocks its caller
+until the kernel returns. Two simulator details are left out on purpose: its single global
+"current kernel" (which would forbid two ring kernels, or a ring kernel and an ordinary
+kernel, at the same time) and its block manager, which polls threads in a busy loop to
+implement ``syncthreads`` among several threads (the ring kernel has one thread and never
+calls it). Everything else (kernel code, device functions, array semantics) is the
+simulator's.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from pdc.ring.engines.base import Engine, EngineOptions, Waker, build_stage, join_worker
+from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec
+from pdc.ring.protocol import S_TERMINATED, STATE, Rings
+
+__all__ = ["CudaEngine", "SimMath", "cuda_module"]
+
+GRID, BLOCK = 1, 1
+_KERNELS: dict[tuple, tuple[Any, int]] = {}  # real GPU: (kernel, idle passes) per handler
+_MAPPED: dict[int, Any] = {}  # id(host view) -> its numba MappedNDArray, while the view lives
+
+
+def cuda_module() -> tuple[Any, bool]:
+    """``(numba.cuda, simulated)``, enabling the simulator when there is no GPU."""
+    from pdc.backends.cuda import numba_cuda
+
+    cuda = numba_cuda()
+    # The simulator's jit lives in numba.cuda.simulator (numba.cuda itself may have a
+    # ``simulator`` attribute in real-GPU mode too, once that subpackage was imported).
+    return cuda, "simulator" in getattr(cuda.jit, "__module__", "")
+
+
+class SimMath:
+    """``math`` for handlers on the simulator, with GPU semantics for domain errors.
+
+    On the device ``math.sqrt(-1.0)`` is NaN and ``math.log(0.0)`` is -inf; Python's
+    ``math`` raises instead, which would end the simulated kernel. NumPy's ufuncs give the
+    device's answers.
+    """
+
+    _NUMPY = {
+        "fabs": "fabs",
+        "pow": "power",
+        "asin": "arcsin",
+        "acos": "arccos",
+        "atan": "arctan",
+        "atan2": "arctan2",
+    }
+
+    def __init__(self) -> None:
+        for name in MATH_FUNCTIONS:
+            fn = getattr(np, self._NUMPY.get(name, name), None)
+            if fn is None:  # erf: no NumPy ufunc; Python's never raises
+                fn = getattr(math, name)
+            setattr(self, name, self._quiet(fn))
+
+    @staticmethod
+    def _quiet(fn: Callable) -> Callable:
+        def call(*args):
+            with np.errstate(all="ignore"):
+                return fn(*args)
+
+        return call
+
+
+# The ring kernel polls with ld.acquire.sys and naps with nanosleep: both need sm_70.
+MIN_CC = (7, 0)
+
+
+def check_device(dev: Any, loading: tuple[str, str]) -> None:
+    """Refuse a GPU or a CUDA setup on which a resident ring kernel cannot work.
+
+    Args:
+        dev: numba's current ``Device``.
+        loading: ``(mode, who chose it)`` from ``pdc.backends._probe.module_loading()``.
+
+    Raises:
+        RuntimeError: below compute capability 7.0; under lazy module loading (the first
+            use of any other kernel would wait for the ring forever); on a GPU with a
+            display watchdog (it kills a kernel after a few seconds).
+    """
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    cc = tuple(dev.compute_capability)
+    if cc < MIN_CC:
+        raise RuntimeError(
+            f"[ring cuda] expected a GPU of compute capability {MIN_CC[0]}.{MIN_CC[1]} or newer "
+            f"(the ring kernel polls with ld.acquire.sys and naps with nanosleep), "
+            f"got {name} with {cc[0]}.{cc[1]}; use backend='cpu' for rings on this machine"
+        )
+    mode, by = loading
+    if mode != "EAGER":
+        raise RuntimeError(
+            f"[ring cuda] expected CUDA_MODULE_LOADING=EAGER, got {mode or 'unknown'} "
+            f"(chosen by {by or 'nobody: pdc has not started CUDA'}): under lazy loading the "
+            "first use of any other kernel waits for the resident ring forever. Set "
+            "CUDA_MODULE_LOADING=EAGER before anything starts CUDA (before importing torch or "
+            "CuPy), or call pdc.has_gpu() first"
+        )
+    if int(getattr(dev, "KERNEL_EXEC_TIMEOUT", 0)):
+        raise RuntimeError(
+            f"[ring cuda] {name} runs a display with a kernel watchdog, which ends a "
+            "persistent kernel after a few seconds; use a GPU without a display, or "
+            "backend='cpu'"
+        )
+
+
+class CudaEngine(Engine):
+    """The ring loop as one persistent CUDA kernel (numba's simulator when there is no GPU).
+
+    Args:
+        rings: Rings allocated with ``CudaEngine.allocator(options)`` (mapped memory).
+        handler: A validated handler (pure-Python handlers run on the cpu backend only).
+        options: ``burst``, ``spin`` and ``max_sleep`` are used.
+
+    Attributes:
+        trace: int64 words written only by the kernel (``cuda_kernel.T_*``): entries,
+            consumer-loop calls, naps, messages handled, exits, threads in the launch.
+            Final once the kernel has left its loop: on a GPU the kernel writes them with
+            plain stores, which its closing system fence makes visible to the host, so
+            read while it runs they can lag behind (an H200 showed 0 messages handled
+            after 100,000 replies; the control words are the live view).
+        failure: The exception that ended the kernel, if any.
+
+    Raises:
+        TypeError: for a pure-Python handler, or one numba.cuda cannot compile.
+    """
+
+    backend = "cuda"
+
+    def __init__(self, rings: Rings, handler: HandlerSpec, options: EngineOptions):
+        if handler.python:
+            raise TypeError("[ring cuda] pure-Python handlers run on the cpu backend only")
+        super().__init__(rings, handler, options)
+        self._cuda, self._sim = cuda_module()
+        if not self._sim:
+            from pdc.backends import _probe
+
+            check_device(self._cuda.get_current_device(), _probe.module_loading())
+        from pdc.ring.engines import cuda_kernel as ck
+
+        self._ck = ck
+        self.failure: BaseException | None = None
+        self._wake = Waker()
+        self._thread: threading.Thread | None = None
+        self._stream: Any = None
+        self._done: Any = None
+        self._defer: Any = None  # numba's defer_cleanup() while the kernel is resident
+        self._finished = False
+        self.trace = self.allocator(options)((ck.TRACE_WORDS,), np.int64)
+        self.trace[...] = 0
+        build_stage("building its loop around the handler")
+        self._kernel = self._build()
+        state = () if self.state_buf is None else (self.state_buf,)  # mapped, like the rings
+        self._args = tuple(self._device_view(a) for a in (*rings.arrays(), self.trace, *state))
+        if not self._sim:
+            # numba compiles to a cubin, then loads it into the GPU context (cuModuleLoad).
+            # On an H200 a second ring kernel was not built within 60 s while another was
+            # resident; a launch that times out names the step it was in.
+            build_stage("compiling its kernel and loading it onto the GPU")
+            self._compile()
+
+    # -- memory ---------------------------------------------------------------------------
+    @classmethod
+    def allocator(cls, options: EngineOptions) -> Callable[[tuple[int, ...], Any], np.ndarray]:
+        """``alloc(shape, dtype)``: host-mapped pinned memory, returned as a NumPy view.
+
+        On the simulator ``cuda.mapped_array`` wraps an ordinary host array, which is
+        returned (the simulated kernel sees that same memory).
+        """
+        cuda, sim = cuda_module()
+
+        def alloc(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+            mapped = cuda.mapped_array(shape, dtype)
+            if sim:
+                return mapped._ary
+            host = np.ndarray.view(mapped, np.ndarray)
+            # NumPy points host.base past the MappedNDArray, so remember it by the view.
+            _MAPPED[id(host)] = mapped
+            weakref.finalize(host, _MAPPED.pop, id(host), None)
+            return host
+
+        return alloc
+
+    def _device_view(self, arr: np.ndarray) -> Any:
+        """What the kernel is launched with for the host view ``arr`` (same memory)."""
+        if self._sim:
+            from numba.cuda.simulator.cudadrv.devicearray import (
+                FakeCUDAArray,
+                FakeWithinKernelCUDAArray,
+            )
+
+            return FakeWithinKernelCUDAArray(FakeCUDAArray(arr))
+        mapped = _MAPPED.get(id(arr))
+        if mapped is None or mapped.ctypes.data != arr.ctypes.data or mapped.shape != arr.shape:
+            raise TypeError(
+                "[ring cuda] expected rings allocated with CudaEngine.allocator (host-mapped "
+                f"memory), got a {type(arr).__name__} of shape {arr.shape} that is not one"
+            )
+        return mapped
+
+    # -- kernel ---------------------------------------------------------------------------
+    def _build(self) -> Any:
+        ck, opt = self._ck, self.options
+        # The simulated loop is woken by every send: it may nap long when idle.
+        nap = max(opt.max_sleep, opt.idle_nap) if self._sim else opt.max_sleep
+        max_sleep_ns = int(nap * 1e9)
+        spec = self.handler
+        key = (
+            spec.function,
+            spec.request,
+            spec.reply,
+            spec.state,
+            opt.burst,
+            opt.spin,
+            max_sleep_ns,
+        )
+        if not self._sim and key in _KERNELS:  # compiled once per handler and options
+            kernel, self.idle_passes = _KERNELS[key]
+            return kernel
+        math_impl = SimMath() if self._sim else math
+        fn = self.handler.build(select_impl=ck.select_device(self._sim), math_impl=math_impl)
+        handler = self._cuda.jit(device=True)(fn)
+        kernel, self.idle_passes = ck.build_kernel(
+            handler,
+            simulated=self._sim,
+            burst=opt.burst,
+            spin=opt.spin,
+            max_sleep_ns=max_sleep_ns,
+            wake=self._wake,  # simulator only: the kernel naps on this event
+            stateful=spec.state is not None,
+        )
+        if not self._sim:
+            _KERNELS[key] = (kernel, self.idle_passes)
+        return kernel
+
+    def _compile(self) -> None:
+        from numba import typeof
+        from numba.core.errors import TypingError
+
+        sig = tuple(typeof(a) for a in self._args)
+        try:
+            self._kernel.compile(sig)
+        except TypingError as exc:
+            raise TypeError(
+                f"[ring handler {self.handler.name}] numba.cuda cannot compile the handler for "
+                f"the cuda backend:\n{exc}"
+            ) from exc
+
+    @property
+    def simulated(self) -> bool:
+        return self._sim
+
+    @property
+    def device(self) -> str:
+        if self._sim:
+            return "numba CUDA simulator (kernel body run by a Python thread), grid=1 block=1"
+        dev = self._cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        return f"persistent CUDA kernel on {name}, grid={GRID} block={BLOCK}"
+
+    def _start(self) -> None:
+        if self._sim:
+            self._thread = _sim_thread(self._kernel.py_func, self._args, self._sim_done)
+            self._thread.name = f"pdc-ring-cuda-{self.handler.name}"
+            self._thread.start()
+            return
+        # numba frees device memory lazily, and a pending free can synchronize the context:
+        # with a resident ring kernel that wait would never end. Frees are deferred until
+        # the kernel has left (``_join``).
+        self._defer = self._cuda.defer_cleanup()
+        self._defer.__enter__()
+        self._stream = _nonblocking_stream(self._cuda)
+        self._kernel[GRID, BLOCK, self._stream](*self._args)
+        self._done = self._cuda.event(timing=False)
+        self._done.record(self._stream)
+
+    def _sim_done(self, exc: BaseException | None) -> None:
+        self.failure = exc
+        self.rings.ctrl[STATE] = S_TERMINATED
+
+    def wake(self) -> None:
+        """Ends the simulated kernel's back-off sleep (a GPU kernel polls on its own)."""
+        if self._sim:
+            self._wake.set()
+
+    def _join(self, timeout: float | None) -> bool:
+        if self._sim:
+            return join_worker(self._thread, self._wake, timeout)
+        if self._finished or self._done is None:
+            return True
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not event_done(self._done):
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(2e-4)
+        try:
+            self._stream.synchronize()  # raises if the kernel faulted
+        except Exception as exc:  # reported by the runtime
+            self.failure = exc
+        finally:
+            self._finished = True
+            self.rings.ctrl[STATE] = S_TERMINATED
+            if self._defer is not None:
+                self._defer.__exit__(None, None, None)
+                self._defer = None
+        return True
+
+
+def event_done(event: Any) -> bool:
+    """True once the work recorded before ``event`` has completed (``cuEventQuery``).
+
+    numba's ``Event.query()`` logs every "not ready" answer at ERROR level before it returns
+    False: polled every 0.2 ms while a ring kernel ends, that floods any application that has
+    configured logging. The binding is asked directly; other errors go through numba's query,
+    which raises with its message.
+    """
+    from cuda.bindings import driver as cu
+
+    (err,) = cu.cuEventQuery(event.handle)
+    if err == cu.CUresult.CUDA_SUCCESS:
+        return True
+    if err == cu.CUresult.CUDA_ERROR_NOT_READY:
+        return False
+    return bool(event.query())
+
+
+def _sim_thread(kernel_fn: Callable, args: tuple, done: Callable) -> threading.Thread:
+    """A simulator thread that runs ``kernel_fn(*args)`` as the single thread of a 1x1 grid."""
+    from numba.cuda.simulator.kernel import BlockManager, BlockThread
+    from numba.cuda.simulator.kernelapi import FakeCUDAModule, swapped_cuda_module
+
+    fake = FakeCUDAModule((1, 1, 1), (1, 1, 1), 0)
+    manager = BlockManager(kernel_fn, (1, 1, 1), (1, 1, 1), False)
+
+    def body() -> None:
+        exc: BaseException | None = None
+        try:
+            with swapped_cuda_module(kernel_fn, fake):
+                kernel_fn(*args)
+        except BaseException as e:  # the kernel's failure, reported by the runtime
+            exc = e
+        finally:
+            done(exc)
+
+    return BlockThread(body, manager, (0, 0, 0), (0, 0, 0), False)
+
+
+def _nonblocking_stream(cuda: Any) -> Any:
+    """A stream that does not synchronize with the legacy default stream.
+
+    A persistent kernel on an ordinary stream would make every later launch on the default
+    stream wait for it, that is, forever.
+    """
+    from cuda.bindings import driver as binding
+    from numba.cuda.cudadrv import driver as drv
+
+    ctx = cuda.current_context()
+    handle = drv.driver.cuStreamCreate(binding.CUstream_flags.CU_STREAM_NON_BLOCKING.value)
+    # mypy reads numba's legacy numba.cuda (Stream(context, handle, finalizer)); at run time
+    # numba-cuda's Stream(handle, finalizer=None) is used, as in its Context.create_stream.
+    finalizer = drv._stream_finalizer(ctx.deallocations, handle)
+    return drv.Stream(handle, finalizer=finalizer)  # type: ignore[call-arg]
