@@ -17,7 +17,7 @@ def no_mlx(monkeypatch):
 
 
 def test_the_metal_ring_engine_is_refused_by_name_where_mlx_is_missing(no_mlx):
-    from pdc.ring.engine import engine_class
+    from pdc.ring.engines.base import engine_class
 
     with pytest.raises(
         ImportError, match=r"\[ring engine\] the metal engine .*available: cuda, cpu"
