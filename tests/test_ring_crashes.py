@@ -19,7 +19,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from pdc.ring import RingKernelRuntime, RingTimeoutError, ring_kernel
+from pdc.ring import RingKernelRuntime, RingStateError, RingTimeoutError, ring_kernel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -242,3 +242,38 @@ def test_a_cuda_build_that_times_out_names_the_resident_ring_kernels(monkeypatch
     assert runtime._resident_hint("cpu") == ""
     held.engine.simulated = True  # the simulator loads nothing into a GPU context
     assert runtime._resident_hint("cuda") == ""
+
+
+def test_launch_all_builds_every_kernel_before_launching_any():
+    x = np.dtype([("x", np.float64)])
+
+    def double(req, rep):
+        rep.x = req.x * 2.0
+        return 0
+
+    def triple(req, rep):
+        rep.x = req.x * 3.0
+        return 0
+
+    def broken(req, rep):
+        rep.x = req.nothing  # no such field: refused when its loop is built
+        return 0
+
+    with RingKernelRuntime(backend="cpu") as rt:
+        a, b = rt.launch_all(
+            ring_kernel(request=x, reply=x)(double), ring_kernel(request=x, reply=x)(triple)
+        )
+        assert (a.call(x=2.0, timeout=30).x, b.call(x=2.0, timeout=30).x) == (4.0, 6.0)
+        with pytest.raises(Exception, match="nothing"):
+            rt.launch_all(
+                ring_kernel("ok", request=x, reply=x)(double),
+                ring_kernel("bad", request=x, reply=x)(broken),
+            )
+        assert sorted(rt.kernels) == ["double", "triple"]  # neither of the second pair runs
+        with pytest.raises(RingStateError, match=r"\[launch dup\] expected a new kernel id"):
+            rt.launch_all(
+                ring_kernel("dup", request=x, reply=x)(double),
+                ring_kernel("dup", request=x, reply=x)(triple),
+            )
+        with pytest.raises(ValueError, match=r"\[launch_all\] expected at least one"):
+            rt.launch_all()

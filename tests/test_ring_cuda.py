@@ -164,16 +164,40 @@ def test_two_ring_kernels_and_an_ordinary_kernel_run_at_the_same_time(cuda_engin
     from tests.kernels_for_tests import add
 
     cuda = pdc.numba_cuda()
+    add_kernel = cuda.jit(add)
+    x, y = cuda.to_device(np.arange(64.0)), cuda.to_device(np.ones(64))
+    first = cuda.device_array(64)
+    add_kernel[2, 32](x, y, first)  # compiled and loaded before any ring is resident
+    cuda.default_stream().synchronize()
     with RingKernelRuntime(backend="cuda") as rt:
-        a = rt.launch(ring_kernel("a", request=REQ, reply=REP, queue_size=8)(scale))
-        b = rt.launch(ring_kernel("b", request=REQ, reply=REP, queue_size=8)(roots))
-        x, y = cuda.to_device(np.arange(64.0)), cuda.to_device(np.ones(64))
+        # Both built before either is launched: no code is loaded next to a resident ring.
+        a, b = rt.launch_all(
+            ring_kernel("a", request=REQ, reply=REP, queue_size=8)(scale),
+            ring_kernel("b", request=REQ, reply=REP, queue_size=8)(roots),
+        )
         out = cuda.device_array(64)
-        cuda.jit(add)[2, 32](x, y, out)  # while both ring kernels are resident
+        add_kernel[2, 32](x, y, out)  # while both ring kernels are resident
         cuda.default_stream().synchronize()
         assert (out.copy_to_host() == np.arange(64.0) + 1).all()
         assert a.call(x=5.0, k=1, timeout=30).y == 10.0
         assert b.call(x=9.0, k=1, timeout=30).y == 3.0
+
+
+@pytest.mark.gpu
+def test_a_ring_launched_next_to_a_resident_one_runs_or_says_why(cuda_engine):
+    from pdc.ring.protocol import RingTimeoutError
+
+    with RingKernelRuntime(backend="cuda") as rt:
+        a = rt.launch(ring_kernel("a", request=REQ, reply=REP, queue_size=8)(scale))
+        try:
+            b = rt.launch(ring_kernel("b", request=REQ, reply=REP, queue_size=8)(roots))
+        except RingTimeoutError as exc:  # loading next to a resident kernel waited for it
+            text = str(exc)
+            assert "got it still" in text and "resident (a)" in text, text
+            print(f"a second ring next to a resident one was not built in time: {text}")
+        else:
+            assert b.call(x=9.0, k=1, timeout=30).y == 3.0
+        assert a.call(x=5.0, k=1, timeout=30).y == 10.0
 
 
 def test_packed_records_are_aligned_and_served(cuda_engine):

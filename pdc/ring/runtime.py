@@ -211,27 +211,63 @@ class RingKernelRuntime:
             RingTimeoutError: the kernel was not built, or its activation not acknowledged,
                 within ``timeout`` (a kernel not built is not launched).
         """
-        if not isinstance(kernel, RingKernelDef):
-            raise TypeError(
-                f"[launch] expected a @ring_kernel definition, got {type(kernel).__name__}"
-            )
-        kid = kernel.kernel_id
-        if kid in self.kernels:
-            raise RingStateError(
-                f"[launch {kid}] expected a new kernel id, got one already launched"
-            )
-        seconds = seconds_arg("launch", kid, "timeout", timeout, none=False) or 0.0
+        return self.launch_all(kernel, backend=backend, activate=activate, timeout=timeout)[0]
+
+    def launch_all(
+        self,
+        *kernels: RingKernelDef,
+        backend: str | None = None,
+        activate: bool = True,
+        timeout: float = 60.0,
+    ) -> list[RingKernel]:
+        """Build every kernel first, then launch them all: what several GPU rings need.
+
+        On a GPU, allocating pinned memory and loading compiled code into the context can
+        wait for the kernels running in it, and a ring kernel runs until it is terminated.
+        Building all kernels before launching any keeps those steps away from resident
+        rings. If one is not built, none is launched.
+
+        Args:
+            *kernels: ``@ring_kernel`` definitions with distinct ids, new to this runtime.
+            backend: Overrides the kernels' and the runtime's backend.
+            activate: Start processing at once (else call ``activate`` later).
+            timeout: Seconds for the whole: building every kernel, then the activations.
+
+        Raises:
+            RingTimeoutError: a kernel was not built, or an activation not acknowledged,
+                within ``timeout``.
+        """
+        ids = []
+        for kernel in kernels:
+            if not isinstance(kernel, RingKernelDef):
+                raise TypeError(
+                    f"[launch] expected a @ring_kernel definition, got {type(kernel).__name__}"
+                )
+            kid = kernel.kernel_id
+            if kid in self.kernels or kid in ids:
+                raise RingStateError(
+                    f"[launch {kid}] expected a new kernel id, got one already launched"
+                )
+            ids.append(kid)
+        if not kernels:
+            raise ValueError("[launch_all] expected at least one @ring_kernel definition, got none")
+        seconds = seconds_arg("launch", ids[0], "timeout", timeout, none=False) or 0.0
         deadline = time.monotonic() + seconds
-        name = self._backend_for(kernel, backend)
         base = self.options or EngineOptions()
-        options = EngineOptions(**{**base.__dict__, "queue_size": kernel.queue_size})
-        rk = _build(kernel, name, options, seconds)
-        rk.engine.launch()
-        _LIVE.add(rk)
-        self.kernels[kid] = rk
+        built = []
+        for kernel in kernels:
+            name = self._backend_for(kernel, backend)
+            options = EngineOptions(**{**base.__dict__, "queue_size": kernel.queue_size})
+            left = max(0.0, deadline - time.monotonic())
+            built.append(_build(kernel, name, options, left))
+        for rk in built:
+            rk.engine.launch()
+            _LIVE.add(rk)
+            self.kernels[rk.definition.kernel_id] = rk
         if activate:
-            rk.activate(max(0.0, deadline - time.monotonic()))
-        return rk
+            for rk in built:
+                rk.activate(max(0.0, deadline - time.monotonic()))
+        return built
 
     def __getitem__(self, kernel_id: str) -> RingKernel:
         return self.kernel(kernel_id)
