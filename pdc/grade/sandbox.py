@@ -73,13 +73,31 @@ def limits(timeout: float, gpu: bool = False):
     return apply
 
 
+# Where NVIDIA's compiler is (a conda environment, a system toolkit): needed to type kernels.
+_TOOLKIT = ("CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX")
+# What a GPU run needs besides: the driver's library path (Colab finds libcuda through
+# LD_LIBRARY_PATH), the GPU chosen (CUDA_VISIBLE_DEVICES, a MIG slice), module loading.
+_GPU_PREFIXES = ("CUDA_", "NVIDIA_", "NUMBA_CUDA_")
+
+
 def child_env(gpu: bool) -> dict:
-    """The child's environment: no variables of the grader's beyond what Python needs."""
-    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+    """The child's environment: no variables of the grader's beyond what Python needs.
+
+    With ``gpu`` the CUDA, NVIDIA and numba-CUDA settings and ``LD_LIBRARY_PATH`` go along,
+    so that the child starts CUDA on the same GPU the grader would.
+    """
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", *_TOOLKIT)
     env = {k: os.environ[k] for k in keep if k in os.environ}
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     if gpu:
+        env.update(
+            {
+                k: v
+                for k, v in os.environ.items()
+                if k.startswith(_GPU_PREFIXES) or k == "LD_LIBRARY_PATH"
+            }
+        )
         env["PDC_GRADE_GPU"] = "1"
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return env
 
 
