@@ -319,3 +319,9 @@ def geometry_size(S: Launch, ndim: int, which: str):
             for i in range(ndim)
         ]
     return vals[0] if ndim == 1 else tuple(vals)
+
+
+def values(gets, fr) -> tuple[list, list]:
+    """The values of a call's arguments, and their undefined masks, as two lists."""
+    vals = [g(fr) for g in gets]
+    return [v for v, _ in vals], [u for _, u in vals]
