@@ -24,6 +24,7 @@ import numpy as np
 
 from pdc.sim import iters, memory
 from pdc.sim.frontend import Unsupported
+from pdc.sim.spin import SpinWatch
 
 WARP = 32
 BIG = np.iinfo(np.int32).max
@@ -232,6 +233,8 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
     live_lanes = np.flatnonzero(live)
     at: Any = 0  # the rank every live thread is at, or None: see pc
     pc: Any = None
+    watch = SpinWatch()
+    above = -1  # after a spinning iteration: run the lowest block above the loop's head
     while True:
         if at is not None:
             if at == BIG or live_lanes.size == 0:
@@ -239,7 +242,8 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
             r, m, lanes = at, live, live_lanes
             fr.partial = False
         else:
-            r = int(pc.min())
+            r = int(pc.min()) if above < 0 else int(pc[pc > above].min())
+            above = -1
             if r == BIG:
                 break
             m = pc == r
@@ -266,6 +270,16 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
             vals = nxt[lanes]
             if vals.size and (vals == vals[0]).all():
                 nxt = int(vals[0])
+        if not isinstance(nxt, np.ndarray) and nxt <= r and watch.spinning(fr, nxt):
+            # An iteration that changed nothing: only another thread can end this loop.
+            waiting = pc is not None and bool((pc[pc != BIG] > r).any())
+            if not waiting:
+                raise KernelError(
+                    f"a loop that can never end ({prog.name} line {blocks[nxt].line}, "
+                    f"{S.where(int(lanes[0]))}): its threads wait for a value that no other "
+                    "thread of the launch is left to write (a deadlock)"
+                )
+            above = nxt
         if kernel:
             gone = lanes if not isinstance(nxt, np.ndarray) and nxt == BIG else None
             if isinstance(nxt, np.ndarray):
