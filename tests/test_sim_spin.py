@@ -1,5 +1,9 @@
 """Spin loops on pdc.sim: lanes of one warp waiting for each other (independent thread
-scheduling, Volta and newer), and loops that can never end (a deadlock, found quickly)."""
+scheduling, Volta and newer), and loops that can never end (a deadlock, found quickly).
+
+The kernels are plain functions, as in tests/sim_cases.py: pdc.sim types them with
+numba-cuda when it launches them.
+"""
 
 import numpy as np
 from numba import cuda
@@ -7,7 +11,6 @@ from numba import cuda
 import pdc.sim as sim
 
 
-@cuda.jit
 def lock_per_warp(lock, counter):
     # Every lane takes its warp's lock in turn. Before Volta the lane that wins waits at the
     # loop's exit for the lanes still spinning, which wait for it: a deadlock.
@@ -19,7 +22,6 @@ def lock_per_warp(lock, counter):
     cuda.atomic.exch(lock, w, 0)
 
 
-@cuda.jit
 def lock_with_done_flag(lock, counter):
     # The form that also works before Volta: the critical section is inside the loop.
     done = False
@@ -31,7 +33,6 @@ def lock_with_done_flag(lock, counter):
             done = True
 
 
-@cuda.jit
 def relay(flags, order, ticket):
     # Lane k waits until lane k - 1 has raised its flag: the lanes go strictly in turn.
     k = cuda.threadIdx.x
@@ -42,7 +43,6 @@ def relay(flags, order, ticket):
     cuda.atomic.exch(flags, k, 1)
 
 
-@cuda.jit
 def wait_forever(flag, out):
     # Lane 0 waits for a flag that nobody raises.
     if cuda.threadIdx.x == 0:
@@ -51,7 +51,6 @@ def wait_forever(flag, out):
     out[cuda.threadIdx.x] = 1
 
 
-@cuda.jit
 def counter_outside_lock(lock, counter):
     while cuda.atomic.cas(lock, 0, 0, 1) != 0:
         pass
