@@ -112,6 +112,7 @@ class Launch:
         self.at = np.zeros(n, np.int64)
         self.mops = Counts(n)  # memory operations per thread
         self.mem_instructions = 0
+        self.atomic_instructions = 0  # pdc.sim.spin: loops that wait do atomics
         self.undef_origin = ""
         self._bases: dict = {}
         self.imemo: dict = {}  # id of an index vector -> [it, min, max, {stride: offsets}]

@@ -268,6 +268,7 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
         arr.defined[fo] = True
         arr.all_defined = arr.all_defined or bool(arr.defined.all())
     S.at[lanes] += 1
+    S.atomic_instructions += 1
     if arr.kind == GLOBAL:
         arr.loads.add(lanes)
         arr.stores.add(lanes)

@@ -12,9 +12,11 @@ until another thread writes memory. The machine then lets the threads that wait 
 run one step (an independent-thread-scheduling step) and tries the loop again. When no other
 thread of the call can run, the loop can never end: a deadlock, reported as one.
 
-Watching costs a copy of the loop's variables; it is done at iterations 8, 16, 32, ... of a
-loop (so a long ordinary loop pays for a few), and at every iteration of a loop found
-spinning, until its state changes.
+Only a loop whose iterations make an atomic operation is watched: a thread can wait for
+another only through memory, and a plain load in such a loop is one a compiler may hoist out
+of it (numba-cuda has no volatile loads), so code that waits uses atomics. Watching costs a
+copy of the loop's variables; it is done at iterations 8, 16, 32, ... of a loop, and at
+every iteration of a loop found spinning, until its state changes.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ FIRST_CHECK = 8
 class SpinWatch:
     """Consecutive iterations of one loop by one set of threads, and their last state."""
 
-    __slots__ = ("head", "lanes", "count", "snap", "hot")
+    __slots__ = ("head", "lanes", "count", "snap", "hot", "atomics")
 
     def __init__(self):
         self.head = -1
@@ -36,11 +38,16 @@ class SpinWatch:
         self.count = 0
         self.snap = None
         self.hot = False
+        self.atomics = -1
 
     def spinning(self, fr, head: int) -> bool:
         """Called when the active threads jump back to ``head``: True when this iteration
         left every variable of theirs as the previous one did."""
         lanes = fr.lanes
+        atomics, self.atomics = self.atomics, fr.S.atomic_instructions
+        if atomics == self.atomics:  # no atomic in this iteration: not waiting on memory
+            self.head = -1
+            return False
         if head != self.head or self.lanes is None or not np.array_equal(lanes, self.lanes):
             self.head, self.lanes, self.count, self.snap, self.hot = head, lanes, 0, None, False
         self.count += 1
