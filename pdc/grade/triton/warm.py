@@ -52,15 +52,16 @@ def prepare(stage: str) -> None:
         triton_key()  # hashes Triton's files once; every compile's cache key starts with it
 
 
-def _start(stage: str, limit: float) -> subprocess.Popen:
+def _start(stage: str, limit: float, cwd: Path | None = None) -> subprocess.Popen:
     from pdc.grade import sandbox
 
     line = f"from pdc.grade.triton.warm import prepare; prepare({stage!r})"
-    return sandbox.start_child(Path(tempfile.gettempdir()), limit, prepare=line)
+    return sandbox.start_child(cwd or Path(tempfile.gettempdir()), limit, prepare=line)
 
 
-def take(stage: str, limit: float) -> subprocess.Popen:
-    """A child for ``stage`` under ``limit``: a waiting one if there is one, else a new one."""
+def take(stage: str, limit: float, cwd: Path | None = None) -> subprocess.Popen:
+    """A child for ``stage`` under ``limit``: a waiting one if there is one, else a new one
+    started in ``cwd`` (a waiting one moves to its job's folder when it gets the job)."""
     with _LOCK:
         ready = _READY.pop(stage, None)
     if ready is not None:
@@ -68,14 +69,15 @@ def take(stage: str, limit: float) -> subprocess.Popen:
         if proc.poll() is None and lim == limit:
             return proc
         _stop(proc)
-    return _start(stage, limit)
+    return _start(stage, limit, cwd)
 
 
 def run(job: dict, limit: float) -> str:
     """Run ``job`` (its ``stage`` says which) in a child; returns "" or why it stopped."""
     from pdc.grade import sandbox
 
-    return sandbox.finish_child(take(job["stage"], limit), job, limit)
+    proc = take(job["stage"], limit, Path(job["inputs"]).parent)
+    return sandbox.finish_child(proc, job, limit)
 
 
 def warm_soon(limit: float) -> None:
