@@ -7,7 +7,9 @@ left out). Each step runs the lowest-ranked block that any thread is at, for exa
 threads that are there (the active mask); the others wait. Threads that split at a branch
 thus meet again at the first block both paths reach (the immediate post-dominator of a
 structured branch) before either goes on, and a loop runs while any thread is still in it:
-the reconvergence a GPU's SIMT stack gives, without a stack.
+the reconvergence a GPU's SIMT stack gives, without a stack. A loop whose threads wait
+for another thread (a spin lock) would spin forever under that rule: pdc.sim.spin notices
+it and lets the waiting threads run, as independent thread scheduling (Volta on) does.
 
 Values of inactive threads are computed but never stored to memory, never reported and
 never kept: an assignment under a partial mask merges (``np.where``). Every variable also
