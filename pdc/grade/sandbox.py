@@ -103,12 +103,28 @@ def child_env(gpu: bool) -> dict:
 
 def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
     """Run pdc.grade.child on ``job`` under limits; returns "" or why it stopped early."""
+    return finish_child(start_child(cwd, timeout, gpu), job, timeout)
+
+
+def start_child(
+    cwd: Path, timeout: float, gpu: bool = False, prepare: str = ""
+) -> subprocess.Popen:
+    """Start pdc.grade.child under limits; it waits for its job on standard input.
+
+    Args:
+        cwd: The folder the child starts in.
+        timeout: Seconds of CPU time the child may use (a job's wall-clock limit is
+            ``finish_child``'s).
+        gpu: Whether the child may use the GPU.
+        prepare: A Python statement the child runs after its limits are set and before it
+            reads its job (imports a job will need: a child started ahead of its job).
+    """
     boot = (
         f"import sys; sys.path.insert(0, {_PDC_ROOT!r}); "
         f"from pdc.grade.sandbox import limits; limits({float(timeout)!r}, {bool(gpu)!r})(); "
-        "from pdc.grade.child import main; main()"
+        f"{prepare + '; ' if prepare else ''}from pdc.grade.child import main; main()"
     )
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-I", "-c", boot],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
@@ -117,6 +133,11 @@ def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
         env=child_env(gpu),
         start_new_session=True,
     )
+
+
+def finish_child(proc: subprocess.Popen, job: dict, timeout: float) -> str:
+    """Send ``job`` to a child of ``start_child`` and wait at most ``timeout`` seconds for it;
+    returns "" or why it stopped early."""
     try:
         _, err = proc.communicate(json.dumps(job).encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -126,6 +147,11 @@ def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
         tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
         return f"the kernel run stopped (exit status {proc.returncode}): {tail[0][:200]}"
     return ""
+
+
+def stop_child(proc: subprocess.Popen) -> None:
+    """Stop a child of ``start_child`` that has not been given a job (its whole group)."""
+    _kill(proc)
 
 
 def _kill(proc):

@@ -1,10 +1,6 @@
-"""``cuda.*``: thread geometry, shared and local arrays, atomics, barriers and warp intrinsics.
+"""``cuda.*``: thread geometry, shared and local arrays, atomics and barriers.
 
-Warp intrinsics follow the CUDA programming guide's rules per lane: a lane passes its own
-``mask``; it must be in that mask, and every lane the mask names must execute the same
-intrinsic with it (converged), or the behaviour is undefined (a "warp" finding). A shuffle
-that reads a lane which is not active, or not in the reading lane's mask, gets an undefined
-value: reported only if that value reaches memory, an address or a branch.
+Warp intrinsics (shuffles, votes, matches, ``syncwarp``) live in pdc.sim.warpops.
 ``syncthreads`` in a block where some threads wait elsewhere or have exited is a divergent
 barrier ("divergence").
 """
@@ -15,10 +11,17 @@ import numpy as np
 
 from pdc.sim import machine, memops
 from pdc.sim.frontend import Unsupported, dtype_of
-from pdc.sim.machine import WARP, Frame, check_defined, vec
+from pdc.sim.machine import WARP, Frame, check_defined, values, vec
 from pdc.sim.memory import LOCAL, SHARED, SimArray
+from pdc.sim.warpops import (
+    activemask,
+    lanemask_lt,
+    match,
+    shuffle,
+    syncwarp,
+    vote,
+)
 
-FULL = 0xFFFFFFFF
 SHARED_STATIC_LIMIT = 48 * 1024  # static shared memory per block, every GPU since Kepler
 LOCAL_LIMIT = 512 * 1024  # local memory per thread (CUDA's limit)
 _TABLE: dict = {}
@@ -41,17 +44,17 @@ def _table() -> dict:
     add(cuda.syncthreads, _barrier(None))
     for name in ("count", "and", "or"):
         add(getattr(cuda, f"syncthreads_{name}", None), _barrier(name))
-    add(cuda.syncwarp, _syncwarp)
+    add(cuda.syncwarp, syncwarp)
     for name in ("threadfence", "threadfence_block", "threadfence_system", "nanosleep"):
         add(getattr(cuda, name, None), _noop)
     for name in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
-        add(getattr(cuda, name, None), _shuffle(name))
+        add(getattr(cuda, name, None), shuffle(name))
     for name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
-        add(getattr(cuda, name, None), _vote(name))
-    add(getattr(cuda, "match_any_sync", None), _match(False))
-    add(getattr(cuda, "match_all_sync", None), _match(True))
-    add(getattr(cuda, "activemask", None), _activemask)
-    add(getattr(cuda, "lanemask_lt", None), _lanemask_lt)
+        add(getattr(cuda, name, None), vote(name))
+    add(getattr(cuda, "match_any_sync", None), match(False))
+    add(getattr(cuda, "match_all_sync", None), match(True))
+    add(getattr(cuda, "activemask", None), activemask)
+    add(getattr(cuda, "lanemask_lt", None), lanemask_lt)
     for name in ("add", "sub", "and_", "or_", "xor", "max", "min", "nanmax", "nanmin"):
         add(getattr(cuda.atomic, name, None), _atomic(name))
     for name in ("exch", "inc", "dec"):
@@ -79,11 +82,6 @@ def module_attr(obj, attr: str, site: str):
     raise Unsupported(
         f"the simulator does not support {getattr(obj, '__name__', obj)}.{attr} yet ({site})"
     )
-
-
-def _values(gets, fr):
-    vals = [g(fr) for g in gets]
-    return [v for v, _ in vals], [u for _, u in vals]
 
 
 def _grid(which):
@@ -239,178 +237,11 @@ def _barrier(reduce):
     return make
 
 
-# -- warps ----------------------------------------------------------------------------------
-def _bits(m) -> np.ndarray:
-    """Per warp: the active lanes of bool vector ``m`` as a 32-bit mask (int64)."""
-    w = m.reshape(-1, WARP).astype(np.int64)
-    return (w << np.arange(WARP, dtype=np.int64)).sum(axis=1)
-
-
-def _mask_check(fr: Frame, mask, what: str, site: str):
-    """Check each active lane's mask; returns (its mask as int64 per thread, active bits)."""
-    S = fr.S
-    mk = vec(mask, S.N).astype(np.int64) & FULL
-    act = _bits(fr.m)[S.warp_of]
-    lanes = fr.lanes
-    own = (mk[lanes] >> S.lane[lanes]) & 1
-    if not own.all():
-        k = lanes[int(np.argmin(own))]
-        S.finding(
-            "warp",
-            f"{what}: the lane is not in its own mask {int(mk[k]):#x}",
-            k,
-            site,
-            count=int((own == 0).sum()),
-        )
-    missing = mk[lanes] & ~act[lanes]
-    if missing.any():
-        i = int(np.argmax(missing != 0))
-        k = lanes[i]
-        miss = [j for j in range(WARP) if (int(missing[i]) >> j) & 1]
-        S.finding(
-            "warp",
-            f"{what} with mask {int(mk[k]):#x}: lanes {miss[:4]}{'...' if len(miss) > 4 else ''}"
-            " named in the mask are not here (exited, or waiting at other code)",
-            k,
-            site,
-            count=int((missing != 0).sum()),
-        )
-    return mk, act
-
-
-def _syncwarp(b, e, sig, gets, kws, site, line, tgt):
-    g = gets[0] if gets else None
-
-    def sw(fr: Frame):
-        S = fr.S
-        mask = g(fr)[0] if g is not None else np.int64(FULL)
-        mk, _ = _mask_check(fr, mask, "syncwarp()", site)
-        pg = S.joined()
-        warps = np.unique(S.warp_of[fr.lanes])
-        S.wgen = S.wgen.copy()
-        S.wgen[warps] += 1
-        first = fr.lanes[np.searchsorted(S.warp_of[fr.lanes], warps)]
-        wm = mk[first]
-        members = ((wm[:, None] >> np.arange(WARP)) & 1).astype(bool)
-        both = members[:, :, None] & members[:, None, :]
-        gen = S.wgen[warps][:, None, None]
-        pg[warps] = np.where(both, gen, pg[warps])
-        return None, None
-
-    return sw
-
-
-def _shuffle(kind):
-    def make(b, e, sig, gets, kws, site, line, tgt):
-        dt = dtype_of(sig.return_type)
-
-        def shfl(fr: Frame):
-            S = fr.S
-            (mask, value, arg, *rest), us = _values(gets, fr)
-            width = int(np.asarray(rest[0]).flat[0]) if rest else WARP
-            mk, act = _mask_check(fr, mask, f"{kind}()", site)
-            lane = S.lane
-            a = vec(arg, S.N).astype(np.int64)
-            base = (lane // width) * width
-            if kind == "shfl_sync":
-                src = base + (a % width)
-            elif kind == "shfl_up_sync":
-                src = np.where(lane - a >= base, lane - a, lane)
-            elif kind == "shfl_down_sync":
-                src = np.where(lane + a < base + width, lane + a, lane)
-            else:
-                src = lane ^ a
-                src = np.where(src // width == lane // width, src, lane)
-            src = np.clip(src, 0, WARP - 1)
-            gsrc = S.warp_of * WARP + src
-            v = vec(value, S.N)
-            out = v[gsrc].astype(dt, copy=False)
-            ok = ((act >> src) & 1).astype(bool) & ((mk >> src) & 1).astype(bool)
-            u = ~ok
-            bad = u[fr.lanes]
-            if bad.any() and not S.undef_origin:
-                k = fr.lanes[int(np.argmax(bad))]
-                S.undef_origin = (
-                    f"{kind}() by lane {int(lane[k])} from lane {int(src[k])}, which is not in "
-                    f"its mask {int(mk[k]):#x} or not here, {site}"
-                )
-            if us[1] is not None:
-                u = u | us[1][gsrc]
-            return out, (u if u[fr.lanes].any() else None)
-
-        return shfl
-
-    return make
-
-
-def _vote(kind):
-    def make(b, e, sig, gets, kws, site, line, tgt):
-        dt = dtype_of(sig.return_type)
-
-        def vote(fr: Frame):
-            S = fr.S
-            (mask, pred), us = _values(gets, fr)
-            mk, act = _mask_check(fr, mask, f"{kind}()", site)
-            check_defined(fr, us[1], f"the value of {kind}()", site)
-            p = vec(pred, S.N)
-            if kind == "eq_sync":
-                p0 = p.reshape(-1, WARP)
-                eq = np.ones(S.N, dtype=bool)
-                lanes = fr.lanes
-                for j in range(WARP):  # all lanes in the mask agree with lane j's value
-                    inm = ((mk >> j) & 1).astype(bool) & ((act >> j) & 1).astype(bool)
-                    other = p0[:, j][S.warp_of]
-                    eq &= ~inm | (other == p)
-                del lanes
-                return eq.astype(dt), None
-            bits = _bits(p != 0)[S.warp_of] & mk & act
-            if kind == "ballot_sync":
-                return bits.astype(dt), None
-            if kind == "any_sync":
-                return (bits != 0).astype(dt), None
-            return (bits == (mk & act)).astype(dt), None
-
-        return vote
-
-    return make
-
-
-def _match(all_):
-    def make(b, e, sig, gets, kws, site, line, tgt):
-        def match(fr: Frame):
-            S = fr.S
-            (mask, value), us = _values(gets, fr)
-            mk, act = _mask_check(
-                fr, mask, "match_all_sync()" if all_ else "match_any_sync()", site
-            )
-            check_defined(fr, us[1], "the value of a match", site)
-            v = vec(value, S.N).reshape(-1, WARP)
-            same = v[:, :, None] == v[:, None, :]  # (warps, lane, other lane)
-            bits = (same.astype(np.int64) << np.arange(WARP, dtype=np.int64)).sum(axis=2)
-            bits = bits.reshape(-1) & mk & act
-            if not all_:
-                return bits.astype(np.uint32), None
-            full = bits == (mk & act)
-            return (np.where(full, mk & act, 0).astype(np.uint32), full.astype(np.int32)), None
-
-        return match
-
-    return make
-
-
-def _activemask(b, e, sig, gets, kws, site, line, tgt):
-    return lambda fr: (_bits(fr.m)[fr.S.warp_of].astype(np.uint32), None)
-
-
-def _lanemask_lt(b, e, sig, gets, kws, site, line, tgt):
-    return lambda fr: (((np.int64(1) << fr.S.lane) - 1).astype(np.uint32), None)
-
-
 # -- atomics and bit tricks -------------------------------------------------------------------
 def _atomic(op):
     def make(b, e, sig, gets, kws, site, line, tgt):
         def at(fr: Frame):
-            (arr, idx, val), us = _values(gets, fr)
+            (arr, idx, val), us = values(gets, fr)
             index = idx if isinstance(idx, tuple) else (idx,)
             out = memops.atomic(fr, arr, index, (us[1],) * len(index), op, val, us[2], site, line)
             return out, None
@@ -423,7 +254,7 @@ def _atomic(op):
 def _cas(indexed):
     def make(b, e, sig, gets, kws, site, line, tgt):
         def cas(fr: Frame):
-            vals, us = _values(gets, fr)
+            vals, us = values(gets, fr)
             if indexed:
                 arr, idx, old, new = vals
             else:
@@ -445,7 +276,7 @@ def _bitops(name):
         ta = [dtype_of(t) for t in sig.args]
 
         def run(fr: Frame):
-            vals, us = _values(gets, fr)
+            vals, us = values(gets, fr)
             vals = [np.asarray(v).astype(t) for v, t in zip(vals, ta)]
             u = None
             for x in us:

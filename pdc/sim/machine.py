@@ -7,7 +7,9 @@ left out). Each step runs the lowest-ranked block that any thread is at, for exa
 threads that are there (the active mask); the others wait. Threads that split at a branch
 thus meet again at the first block both paths reach (the immediate post-dominator of a
 structured branch) before either goes on, and a loop runs while any thread is still in it:
-the reconvergence a GPU's SIMT stack gives, without a stack.
+the reconvergence a GPU's SIMT stack gives, without a stack. A loop whose threads wait
+for another thread (a spin lock) would spin forever under that rule: pdc.sim.spin notices
+it and lets the waiting threads run, as independent thread scheduling (Volta on) does.
 
 Values of inactive threads are computed but never stored to memory, never reported and
 never kept: an assignment under a partial mask merges (``np.where``). Every variable also
@@ -24,6 +26,7 @@ import numpy as np
 
 from pdc.sim import iters, memory
 from pdc.sim.frontend import Unsupported
+from pdc.sim.spin import SpinWatch
 
 WARP = 32
 BIG = np.iinfo(np.int32).max
@@ -111,6 +114,7 @@ class Launch:
         self.at = np.zeros(n, np.int64)
         self.mops = Counts(n)  # memory operations per thread
         self.mem_instructions = 0
+        self.atomic_instructions = 0  # pdc.sim.spin: loops that wait do atomics
         self.undef_origin = ""
         self._bases: dict = {}
         self.imemo: dict = {}  # id of an index vector -> [it, min, max, {stride: offsets}]
@@ -232,6 +236,8 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
     live_lanes = np.flatnonzero(live)
     at: Any = 0  # the rank every live thread is at, or None: see pc
     pc: Any = None
+    watch = SpinWatch()
+    above = -1  # after a spinning iteration: run the lowest block above the loop's head
     while True:
         if at is not None:
             if at == BIG or live_lanes.size == 0:
@@ -239,7 +245,8 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
             r, m, lanes = at, live, live_lanes
             fr.partial = False
         else:
-            r = int(pc.min())
+            r = int(pc.min()) if above < 0 else int(pc[pc > above].min())
+            above = -1
             if r == BIG:
                 break
             m = pc == r
@@ -266,6 +273,16 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
             vals = nxt[lanes]
             if vals.size and (vals == vals[0]).all():
                 nxt = int(vals[0])
+        if not isinstance(nxt, np.ndarray) and nxt <= r and watch.spinning(fr, nxt):
+            # An iteration that changed nothing: only another thread can end this loop.
+            waiting = pc is not None and bool((pc[pc != BIG] > r).any())
+            if not waiting:
+                raise KernelError(
+                    f"a loop that can never end ({prog.name} line {blocks[nxt].line}, "
+                    f"{S.where(int(lanes[0]))}): its threads wait for a value that no other "
+                    "thread of the launch is left to write (a deadlock)"
+                )
+            above = nxt
         if kernel:
             gone = lanes if not isinstance(nxt, np.ndarray) and nxt == BIG else None
             if isinstance(nxt, np.ndarray):
@@ -319,3 +336,9 @@ def geometry_size(S: Launch, ndim: int, which: str):
             for i in range(ndim)
         ]
     return vals[0] if ndim == 1 else tuple(vals)
+
+
+def values(gets, fr) -> tuple[list, list]:
+    """The values of a call's arguments, and their undefined masks, as two lists."""
+    vals = [g(fr) for g in gets]
+    return [v for v, _ in vals], [u for _, u in vals]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pdc.sim import locks
 from pdc.sim.arith import cast
 from pdc.sim.machine import Frame, check_defined, vec
 from pdc.sim.memory import CONST, GLOBAL, LOCAL, SHARED, SimArray, poison
@@ -261,10 +262,13 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
     if arr.kind != LOCAL:
         _races(fr, arr, fo, lo, "atomic", site)
     old[good] = _apply(arr, fo, op, v[good], None if c is None else c[good])
+    if op in ("cas", "exch"):
+        locks.hand_offs(S, arr, fo, lo, op, old[good], None if c is None else c[good])
     if arr.defined is not None:
         arr.defined[fo] = True
         arr.all_defined = arr.all_defined or bool(arr.defined.all())
     S.at[lanes] += 1
+    S.atomic_instructions += 1
     if arr.kind == GLOBAL:
         arr.loads.add(lanes)
         arr.stores.add(lanes)

@@ -71,6 +71,8 @@ class SimArray:
         self.stores: Any = None
         self.atomic_counts: Any = np.zeros(self.size, np.int64) if kind == GLOBAL else None
         self.owner: Any = None
+        self.lock_writer: Any = None  # pdc.sim.locks: who last wrote each element by cas/exch
+        self.lock_gen: Any = None  # ... and the warp's generation at that release
         self.written: Any = None
         self.access: Any = None  # access-map records (launch(record=True))
 

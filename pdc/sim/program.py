@@ -9,15 +9,15 @@ constants) are resolved here too and never exist at run time.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdc.sim import arith, calls, iters, machine, memops, views
+from pdc.sim import arith, exprs, machine, memops, views
 from pdc.sim.frontend import TypedIR, Unsupported, dtype_of, is_scalar
 from pdc.sim.machine import BIG, Frame, check_defined
 from pdc.sim.memory import CONST, SimArray
+from pdc.sim.order import loop_order
 
 _PROGRAMS: dict = {}
 
@@ -49,44 +49,6 @@ def build(tir: TypedIR) -> Program:
     prog = _Builder(tir).build()
     _PROGRAMS[key] = prog
     return prog
-
-
-def loop_order(cfg) -> list:
-    """A topological order (back edges left out) in which every loop's body comes before
-    the blocks its exits lead to.
-
-    The machine always runs the lowest-ranked block any thread is at, so this order makes
-    threads that leave a loop early wait at its exit for the others. A plain reverse
-    postorder does not promise it: the code after a loop may come before the loop's body.
-    Successors that stay deeper in loops are visited last, so they come first.
-    """
-    depth: dict = {}
-    for loop in cfg.loops().values():
-        for node in loop.body:
-            depth[node] = depth.get(node, 0) + 1
-    back = set(cfg._back_edges)
-    post: list = []
-    seen: set = set()
-    stack: list = [(cfg.entry_point(), None)]
-    # An iterative DFS (kernels can have thousands of blocks once numba inlines calls).
-    while stack:
-        node, it = stack.pop()
-        if it is None:
-            if node in seen:
-                continue
-            seen.add(node)
-            succs = [d for d, _ in cfg.successors(node) if (node, d) not in back]
-            succs.sort(key=lambda d: depth.get(d, 0))
-            it = iter(succs)
-        for d in it:
-            if d not in seen:
-                stack.append((node, it))
-                stack.append((d, None))
-                break
-        else:
-            post.append(node)
-    post.reverse()
-    return post
 
 
 class _Builder:
@@ -281,145 +243,8 @@ class _Builder:
 
         return run
 
-    # -- expressions -----------------------------------------------------------------------
     def expr(self, e, t, site, line, tgt):
-        op = e.op
-        if op in ("binop", "inplace_binop"):
-            return self._binop(e, site)
-        if op == "unary":
-            f = arith.unary(e.fn, self.ct[e])
-            get = self.getter(e.value)
-
-            def un(fr):
-                v, u = get(fr)
-                return f(v), u
-
-            return un
-        if op == "call":
-            return calls.compile_call(self, e, t, site, line, tgt)
-        if op == "getattr":
-            return calls.compile_getattr(self, e, t, site)
-        if op in ("getitem", "static_getitem", "typed_getitem"):
-            return self._getitem(e, t, site, line)
-        if op == "build_tuple":
-            gets = [self.getter(v) for v in e.items]
-
-            def tup(fr):
-                vals = [g(fr) for g in gets]
-                return tuple(v for v, _ in vals), _or_und([u for _, u in vals])
-
-            return tup
-        if op == "exhaust_iter":
-            get = self.getter(e.value)
-            return get
-        if op == "getiter":
-            get = self.getter(e.value)
-
-            def it(fr):
-                r, u = get(fr)
-                return iters.make(r, site, line), u
-
-            return it
-        if op == "iternext":
-            get = self.getter(e.value)
-            return lambda fr: get(fr)[0].next(fr)
-        if op in ("pair_first", "pair_second"):
-            get = self.getter(e.value)
-            k = 0 if op == "pair_first" else 1
-            return lambda fr: (get(fr)[0][k], get(fr)[1])
-        if op == "cast":
-            get = self.getter(e.value)
-            rt = self.tir.return_type
-            if is_scalar(rt):
-                dt = dtype_of(rt)
-                return lambda fr: (arith.cast(get(fr)[0], dt), get(fr)[1])
-            return get
-        if op == "null":
-            # numba's placeholder for a variable that some paths reach unassigned (an array
-            # declared inside a loop, used after it): undefined until assigned.
-            if not is_scalar(t):
-                return lambda fr: (None, None)
-            zero = dtype_of(t).type(0)
-            return lambda fr: (zero, np.ones(fr.S.N, dtype=bool))
-        raise Unsupported(f"the simulator does not support the operation {op!r} yet ({site})")
-
-    def _binop(self, e, site):
-        lhs, rhs = self.getter(e.lhs), self.getter(e.rhs)
-        fn = e.fn
-        if fn in (operator.is_, operator.is_not) or fn is operator.contains:
-            raise Unsupported(f"the simulator does not support {fn.__name__} yet ({site})")
-        f = arith.binop(fn, self.ct[e])
-        intdiv = getattr(f, "int_division", False)
-
-        def run(fr):
-            a, ua = lhs(fr)
-            b, ub = rhs(fr)
-            if intdiv:
-                zero = np.asarray(b) == 0
-                if zero.ndim and zero[fr.lanes].any():
-                    k = fr.lanes[int(np.argmax(zero[fr.lanes]))]
-                    fr.S.finding(
-                        "error",
-                        "integer division by zero (a GPU gives an undefined result)",
-                        k,
-                        site,
-                        count=int(zero[fr.lanes].sum()),
-                    )
-                elif not zero.ndim and zero:
-                    fr.S.finding("error", "integer division by zero", fr.lanes[0], site)
-            with np.errstate(all="ignore"):
-                return f(a, b), _or_und((ua, ub))
-
-        return run
-
-    def _getitem(self, e, t, site, line):
-        from numba.core import types as nt
-
-        base_t = self.tm.get(e.value.name)
-        get_a = self.getter(e.value)
-        if isinstance(base_t, nt.BaseTuple):
-            if e.op == "static_getitem" and isinstance(e.index, int | slice):
-                k = e.index
-
-                def st(fr):
-                    v, u = get_a(fr)
-                    return v[k], u
-
-                return st
-            get_k = self.getter(e.index if e.op != "static_getitem" else e.index_var)
-
-            def dyn(fr):
-                v, u = get_a(fr)
-                k, ku = get_k(fr)
-                stacked = np.stack([machine.vec(x, fr.S.N) for x in v])
-                kk = np.clip(machine.vec(k, fr.S.N).astype(np.int64), -len(v), len(v) - 1)
-                kk = np.where(kk < 0, kk + len(v), kk)
-                return stacked[kk, np.arange(fr.S.N)], _or_und((u, ku))
-
-            return dyn
-        if not isinstance(base_t, nt.Array):
-            raise Unsupported(f"the simulator does not support indexing {base_t} yet ({site})")
-        if e.op == "static_getitem" and e.index_var is None:
-            get_i = self.index_getter(None, e.index)
-        else:
-            get_i = self.index_getter(e.index_var if e.op == "static_getitem" else e.index)
-        if not is_scalar(t):
-            if not isinstance(t, nt.Array):
-                raise Unsupported(f"the simulator does not support indexing to {t} yet ({site})")
-
-            def view(fr):  # A[i], A[i, a:b], x[lo:hi]: a view of the same memory
-                arr, _ = get_a(fr)
-                index, iu = get_i(fr)
-                return views.make_view(arr, index, site), None
-
-            return view
-
-        def ld(fr):
-            arr, _ = get_a(fr)
-            index, iu = get_i(fr)
-            return memops.load(fr, arr, index, iu, site, line)
-
-        return ld
+        return exprs.compile_expr(self, e, t, site, line, tgt)
 
     # -- terminators -----------------------------------------------------------------------
     def terminator(self, st):
@@ -482,16 +307,3 @@ class _Builder:
 
 def _full(u, n):
     return np.zeros(n, dtype=bool) if u is None else u
-
-
-def _or_und(us):
-    out = None
-    for u in us:
-        if u is None:
-            continue
-        if isinstance(u, tuple):
-            u = _or_und(u)
-            if u is None:
-                continue
-        out = u if out is None else (out | u)
-    return out

@@ -147,6 +147,12 @@ class Shadow:
         tid, grp, oep = st.tid[f], st.grp[f], st.ep[f]
         oblk = _block_of_grp(S, grp)
         stale = (tid == NONE) | ((oblk == B) & (oep < ep))
+        if S.pairgen is not None:  # a syncwarp (or lock hand-off) of the two lanes since
+            one = (tid >= 0) & (grp == W)
+            if one.any():
+                j = np.flatnonzero(one)
+                synced = S.pairgen[W[j], tid[j] % 32, T[j] % 32] > st.gen[f[j]]
+                stale[j[synced]] = True
         mine = stale | (tid == T)
         st.tid[f] = np.where(mine, T, MANY)
         st.grp[f] = np.where(mine | (grp == W), W, np.where(oblk == B, -3 - B, MANY))

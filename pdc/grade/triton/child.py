@@ -1,7 +1,8 @@
 """Child side of Triton grading: compile the kernel for sm_80, then run it on the interpreter.
 
-Started by ``pdc.grade.sandbox.run_child`` (``python -I``, limits, a bare environment) with
-``entry`` naming ``main``, twice, side by side: the job's ``stage`` is "gate" (Triton lowers
+Started by ``pdc.grade.sandbox.start_child`` (``python -I``, limits, a bare environment; often
+ahead of its job, see pdc.grade.triton.warm) with ``entry`` naming ``main``, twice, side by
+side: the job's ``stage`` is "gate" (Triton lowers
 the kernel for an A100, sm_80) or "run" (``TRITON_INTERPRET=1``: the module is imported as
 interpreted functions and each case runs on CPU torch tensors with its loads and stores
 traced). One process cannot do both: once the interpreter has patched ``triton.language``,
@@ -41,6 +42,7 @@ def _tensor(spec: dict, inputs: Path):
 
 def main(job: dict, out: Path) -> None:
     """Compile the kernel, or run every case of the job; results go to ``out``."""
+    os.chdir(Path(job["inputs"]).parent)  # a child started ahead of its job began elsewhere
     os.environ["TRITON_CACHE_DIR"] = str(Path(job["inputs"]).parent / "triton-cache")
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     nonce = job["nonce"]

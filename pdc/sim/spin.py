@@ -1,0 +1,96 @@
+"""Spin loops: threads that wait in a loop for a value that another thread will write.
+
+Since Volta, the threads of a warp that took different paths are scheduled independently:
+a lane spinning on a lock that another lane of its own warp holds does not stop that lane
+from finishing its critical section and releasing the lock (before Volta, the warp's SIMT
+stack ran the spinning path forever: a deadlock). The machine (pdc.sim.machine) runs the
+lowest-ranked block first, as that stack does, so it would spin too.
+
+``SpinWatch`` notices a loop whose threads come back to its head with every variable as it
+was one iteration earlier: that iteration changed nothing, so the next ones will not either
+until another thread writes memory. The machine then lets the threads that wait elsewhere
+run one step (an independent-thread-scheduling step) and tries the loop again. When no other
+thread of the call can run, the loop can never end: a deadlock, reported as one.
+
+Only a loop whose iterations make an atomic operation is watched: a thread can wait for
+another only through memory, and a plain load in such a loop is one a compiler may hoist out
+of it (numba-cuda has no volatile loads), so code that waits uses atomics. Watching costs a
+copy of the loop's variables; it is done at iterations 8, 16, 32, ... of a loop, and at
+every iteration of a loop found spinning, until its state changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Iterations of one loop, with the same threads, before its state is first compared.
+FIRST_CHECK = 8
+
+
+class SpinWatch:
+    """Consecutive iterations of one loop by one set of threads, and their last state."""
+
+    __slots__ = ("head", "lanes", "count", "snap", "hot", "atomics")
+
+    def __init__(self):
+        self.head = -1
+        self.lanes = None
+        self.count = 0
+        self.snap = None
+        self.hot = False
+        self.atomics = -1
+
+    def spinning(self, fr, head: int) -> bool:
+        """Called when the active threads jump back to ``head``: True when this iteration
+        left every variable of theirs as the previous one did."""
+        lanes = fr.lanes
+        atomics, self.atomics = self.atomics, fr.S.atomic_instructions
+        if atomics == self.atomics:  # no atomic in this iteration: not waiting on memory
+            self.head = -1
+            return False
+        if head != self.head or self.lanes is None or not np.array_equal(lanes, self.lanes):
+            self.head, self.lanes, self.count, self.snap, self.hot = head, lanes, 0, None, False
+        self.count += 1
+        n = self.count
+        due = self.hot or (n >= FIRST_CHECK and n & (n - 1) == 0)  # 8, 16, 32, ...
+        if not due and not (n + 1 >= FIRST_CHECK and (n + 1) & n == 0):
+            self.snap = None
+            return False
+        snap = _state(fr, lanes)
+        same = due and self.snap is not None and _equal(snap, self.snap)
+        self.snap = snap
+        self.hot = same
+        return same
+
+
+def _state(fr, lanes) -> dict:
+    return {
+        k: (_value(v, lanes, fr.S.N), _value(fr.und.get(k), lanes, fr.S.N))
+        for k, v in fr.env.items()
+    }
+
+
+def _value(v, lanes, n):
+    """What ``v`` holds for ``lanes``, as a comparable copy (objects by identity)."""
+    if isinstance(v, np.ndarray):
+        return v[lanes].copy() if v.ndim == 1 and v.shape[0] == n else v.copy()
+    if isinstance(v, np.generic | int | float | bool) or v is None:
+        return v
+    if isinstance(v, tuple):
+        return tuple(_value(x, lanes, n) for x in v)
+    state = getattr(type(v), "state", None)
+    if isinstance(state, tuple):  # an iterator (pdc.sim.iters): its position per thread
+        return (id(v), tuple(_value(getattr(v, s), lanes, n) for s in state))
+    return ("object", id(v))
+
+
+def _equal(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
+    return bool(a == b)
