@@ -76,6 +76,7 @@ INPUTS = {
         [r.integers(0, 8, 300).astype(np.int32), _z(8, dtype=np.int32)],
     ),
     "shift_left": lambda r, ns: (3, 64, [_u(r, 150), _z(150)]),
+    "blur_debug": lambda r, ns: (2, 8, [_u(r, 16), _z(16)]),
     "matvec_tiled": lambda r, ns: (
         2,
         32,
