@@ -142,11 +142,16 @@ def _start() -> subprocess.Popen:
     root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    # A session of its own: an interrupt sent to the notebook kernel's process group (the
+    # Interrupt button) must not kill the worker between jobs, nor print its traceback;
+    # a job that is interrupted is ended by the caller (see launch). It exits when its
+    # stdin closes, however the caller ends.
     return subprocess.Popen(
         [sys.executable, "-m", "pdc.sim.worker"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=env,
+        start_new_session=True,
     )
 
 
