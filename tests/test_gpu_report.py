@@ -271,3 +271,14 @@ def test_a_test_run_cut_by_its_budget_is_counted_from_its_log():
         "tests/test_kernel.py::test_launch": "SKIPPED",
         "tests/test_pool.py::test_pool_reuse": "ERROR",
     }
+
+
+def test_a_notebook_error_is_kept_without_terminal_colours():
+    coloured = "\x1b[31mModuleNotFoundError\x1b[39m: No module named 'mlx'"
+    assert gr.plain(coloured) == "ModuleNotFoundError: No module named 'mlx'"
+
+
+def test_the_committed_reference_reports_hold_no_terminal_codes():
+    for path in (ROOT / "book" / "reference").iterdir():
+        text = path.read_text()
+        assert "\x1b" not in text and "\\u001b" not in text, path.name

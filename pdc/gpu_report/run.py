@@ -211,6 +211,14 @@ def pytest_command(python: str, out: Path, parallel: bool) -> list[str]:
     return [*cmd, "-n", str(TEST_WORKERS)] if parallel else cmd
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def plain(text: str) -> str:
+    """``text`` without terminal colour codes (nbclient colours the tracebacks it raises)."""
+    return _ANSI.sub("", text)
+
+
 _OUTCOME = re.compile(r"\b(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b.*?(tests/\S+::\S+)")
 
 
@@ -302,7 +310,8 @@ def _one_notebook(python: str, out: Path, nb: Path, deadline: float) -> dict[str
     r = _run(cmd, cap)
     error = ""
     if r["returncode"] != 0:
-        lines = [ln for ln in (r["stderr"] or "").splitlines() if ln.strip()]
+        text = plain(r["stderr"] or "")
+        lines = [ln for ln in text.splitlines() if ln.strip()]
         error = lines[-1][:300] if lines else "failed"
         dest.with_suffix(".log").write_text(r["stderr"] or "")
     return {
