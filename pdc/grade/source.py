@@ -299,9 +299,12 @@ class _Notebook:
         return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports)
 
 
-def bound_names(cells: list[str], constants: dict) -> _Notebook:
+def bound_names(cells: list[str], constants: dict) -> Any:
     """What a top-to-bottom run of the cells binds, worked out once per submission: every part of
-    an exercise is extracted from the same cells and constants (callers only read it)."""
+    an exercise is extracted from the same cells and constants (callers only read it).
+
+    Returns a private record of the names (functions, constants, imports) the run binds.
+    """
     try:
         key = (tuple(cells), tuple(sorted(constants.items())))
         hash(key)
