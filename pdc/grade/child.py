@@ -59,8 +59,13 @@ def define(text: str, kernel: str):
 
 
 def main() -> int:
-    """Entry point of the child process (the job comes on stdin)."""
-    job = json.loads(sys.stdin.read())
+    """Entry point of a fresh child process (the job comes on stdin)."""
+    run(json.loads(sys.stdin.read()))
+    return 0
+
+
+def run(job: dict) -> None:
+    """Run one job and end the process (a fresh child, or a fork of pdc.grade.zygote)."""
     nonce, work, out = job["nonce"], Path(job["inputs"]), Path(job["outdir"])
     if job.get("entry"):  # a plug-in exercise runs its own cases (named by the grader)
         import importlib
@@ -80,6 +85,31 @@ def main() -> int:
             (out / f"{part['id']}.seconds").write_text(f"{time.perf_counter() - t0:.3f}")
     sys.stdout.flush()
     os._exit(0)  # skip interpreter teardown
+
+
+# A kernel as a submission's module defines it: the zygote's warm-up launch.
+_WARM_UP = """from numba import cuda
+
+
+@cuda.jit
+def warm_up(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1.0
+"""
+
+
+def prepare() -> None:
+    """Run once in a zygote (pdc.grade.zygote) before its first fork: the imports a job
+    needs, and one launch on pdc.sim so that numba's CUDA typing and target are set up."""
+    import numpy as np
+
+    import pdc.sim as sim
+    from pdc.grade import simreport  # noqa: F401
+
+    kernel, why = define(_WARM_UP, "warm_up")
+    if kernel is not None:
+        sim.launch_here(kernel, (1,), (32,), [np.zeros(40, np.float32)], ["a"])
 
 
 _COUNTS = ("loads_", "stores_", "written_", "shared_", "atomics")

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MEMORY_LIMIT_BYTES = 3 * 1024**3
-_PDC_ROOT = str(Path(__file__).resolve().parents[2])
+#: The folder that holds the pdc package (put on a child's ``sys.path``).
+PDC_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 @dataclass
@@ -101,8 +102,24 @@ def child_env(gpu: bool) -> dict:
     return env
 
 
+#: What the simulator's zygote imports and runs before its first fork.
+SIM_PREPARE = "from pdc.grade.child import prepare; prepare()"
+
+
 def run_child(job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
-    """Run pdc.grade.child on ``job`` under limits; returns "" or why it stopped early."""
+    """Run pdc.grade.child on ``job`` under limits; returns "" or why it stopped early.
+
+    Without the GPU the job runs in a fork of the simulator's zygote (pdc.grade.zygote:
+    numba and pdc.sim already imported and warm); with it, or when the zygote cannot fork,
+    in a fresh child.
+    """
+    from pdc.grade import zygote
+
+    if not gpu and zygote.enabled():
+        try:
+            return zygote.get("sim", SIM_PREPARE).run(job, cwd, timeout)
+        except zygote.ZygoteError:
+            pass  # a fresh child runs it and reports what fails
     return finish_child(start_child(cwd, timeout, gpu), job, timeout)
 
 
@@ -120,7 +137,7 @@ def start_child(
             reads its job (imports a job will need: a child started ahead of its job).
     """
     boot = (
-        f"import sys; sys.path.insert(0, {_PDC_ROOT!r}); "
+        f"import sys; sys.path.insert(0, {PDC_ROOT!r}); "
         f"from pdc.grade.sandbox import limits; limits({float(timeout)!r}, {bool(gpu)!r})(); "
         f"{prepare + '; ' if prepare else ''}from pdc.grade.child import main; main()"
     )

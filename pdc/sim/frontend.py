@@ -3,7 +3,8 @@
 numba-cuda parses, checks and types a kernel before it generates PTX. Its answer is all the
 simulator needs: ``numba.cuda.compiler.compile_cuda(pyfunc, None, argtypes, cc=(8, 0))``
 returns the typed IR (blocks of statements, a type for every variable, a signature for
-every call), and it does so without a GPU. So the simulator accepts exactly what numba-cuda
+every call), and it does so without a GPU; pdc.sim.typeonly runs the same pipeline and
+stops once the kernel is typed, before lowering. So the simulator accepts exactly what numba-cuda
 compiles and refuses the rest with numba's own error; it has no whitelist of its own.
 
 This module only asks numba; pdc.sim.program turns the answer into something to run.
@@ -124,14 +125,14 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
         )
     import warnings
 
-    from numba.cuda.compiler import compile_cuda
+    from pdc.sim.typeonly import compile_types
 
     with _LOCK:
         _patch_device()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                cres = compile_cuda(pyfunc, None, tuple(argtypes), cc=CC)
+                cres = compile_types(pyfunc, tuple(argtypes), CC)
         except Exception as e:  # numba's errors come in many classes; one line each
             raise CompileError(_one_line(e)) from None
     ta = cres.type_annotation
@@ -152,6 +153,29 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
     except TypeError:
         pass
     return out
+
+
+def lowering_error(pyfunc, argtypes: tuple) -> str | None:
+    """numba-cuda's whole compile of ``pyfunc``, lowering included: its error in one line, or
+    None when it compiles.
+
+    ``typed_ir`` stops before lowering, and a few constructs pass typing but not lowering
+    (``(1).__class__``). The simulator asks this only when it stops on something it does not
+    model, so that what numba-cuda refuses is reported as numba's refusal.
+    """
+    import warnings
+
+    from numba.cuda.compiler import compile_cuda
+
+    with _LOCK:
+        _patch_device()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile_cuda(python_function(pyfunc), None, tuple(argtypes), cc=CC)
+        except Exception as e:  # numba's errors come in many classes
+            return _one_line(e)
+    return None
 
 
 def def_line(code) -> int:

@@ -7,7 +7,14 @@ import math
 import numpy as np
 
 from pdc.sim import machine, program
-from pdc.sim.frontend import CompileError, Unsupported, numba_type, python_function, typed_ir
+from pdc.sim.frontend import (
+    CompileError,
+    Unsupported,
+    lowering_error,
+    numba_type,
+    python_function,
+    typed_ir,
+)
 from pdc.sim.memory import GLOBAL, SimArray
 
 
@@ -64,14 +71,22 @@ def launch_here(kernel, grid, block, args, names=None, record: bool = False):
             sim_args.append(dtype_of(t).type(a))
             S.by_arg.append(None)
     prog = None
+    argtypes: tuple = ()
     try:
-        tir = typed_ir(fn, tuple(numba_type(a) for a in host))
+        argtypes = tuple(numba_type(a) for a in host)
+        tir = typed_ir(fn, argtypes)
         prog = program.build(tir)
         with np.errstate(all="ignore"):
             machine.run_function(S, prog, sim_args, [None] * len(sim_args), S.alive.copy(), True)
     except CompileError as e:
         S.finding("error", f"numba-cuda cannot compile the kernel: {e}")
-    except (machine.KernelError, Unsupported) as e:
+    except Unsupported as e:
+        refused = lowering_error(fn, argtypes)  # typed, but numba-cuda cannot lower it
+        if refused is None:
+            S.finding("error", str(e))
+        else:
+            S.finding("error", f"numba-cuda cannot compile the kernel: {refused}")
+    except machine.KernelError as e:
         S.finding("error", str(e))
     for a, arr in zip(args, S.by_arg):
         if arr is not None:

@@ -22,7 +22,7 @@ def check(kernel, name: str | None = None) -> None:
 
 def _warm_children() -> None:
     """A notebook that imports torch and Triton, then ``check``, will check Triton kernels:
-    start the grading children now, in the background (pdc.grade.triton.warm), so the first
+    start the grading zygotes now, in the background (pdc.grade.triton.warm), so the first
     check answers as fast as the later ones."""
     import sys
 

@@ -1,9 +1,9 @@
 """Child side of Triton grading: compile the kernel for sm_80, then run it on the interpreter.
 
-Started by ``pdc.grade.sandbox.start_child`` (``python -I``, limits, a bare environment; often
-ahead of its job, see pdc.grade.triton.warm) with ``entry`` naming ``main``, twice, side by
-side: the job's ``stage`` is "gate" (Triton lowers
-the kernel for an A100, sm_80) or "run" (``TRITON_INTERPRET=1``: the module is imported as
+Run as a fork of a zygote that has imported what its stage needs (pdc.grade.triton.warm,
+pdc.grade.zygote: a bare environment, the sandbox's limits) with ``entry`` naming ``main``,
+twice, side by side: the job's ``stage`` is "gate" (Triton lowers the kernel for an A100,
+sm_80) or "run" (``TRITON_INTERPRET=1``: the module is imported as
 interpreted functions and each case runs on CPU torch tensors with its loads and stores
 traced). One process cannot do both: once the interpreter has patched ``triton.language``,
 Triton no longer compiles, and the other way round. Everything written carries the nonce;

@@ -131,7 +131,6 @@ def grade_part(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_s
             if not why:  # cases that finished are judged; the others have no result
                 runs = [_load(c, f"c{k}", ws.out, ws.nonce) for k, c in enumerate(cases)]
                 why = note
-        warm.refill(limit)
     rejected = why if why and all(r is None for r in runs) else ""
     verdicts = criteria.judge(part, cases, runs, expected, rejected)
     return grader.PartResult(ex.key, part.name, verdicts, time.perf_counter() - t0, why)
@@ -184,7 +183,7 @@ def check_kernel(kernel, name: str | None = None) -> None:
     ex, part = exs.find_part(name, plugins=True)
     if part.runner is not grade_part:
         raise ValueError(f"[grade.triton.check] expected a Triton exercise kernel, got {name!r}")
-    warm.enable()  # a notebook that checks once checks again: keep children waiting
+    warm.enable()  # a notebook that checks once checks again: keep the zygotes
     result = grade_part(ex, part, _sources(kernel), hidden=False)
     print(summary(_public_only(part), result.verdicts))
     print("Public cases only: `pdc grade` adds hidden cases drawn when it runs.")

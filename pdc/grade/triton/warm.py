@@ -1,13 +1,13 @@
-"""Triton grading children started ahead of their job, and compile verdicts kept by source.
+"""Triton grading children forked warm, and compile verdicts kept by source.
 
 A Triton part runs two sandboxed children (pdc.grade.triton.child): one compiles the kernel
-for sm_80, one runs the cases on Triton's interpreter. Each would import torch and Triton
-first, seconds on a busy machine, and the compile would hash Triton's own files for its
-cache key (half a second) before lowering a line. A notebook's ``check`` should answer
-at once, so once a notebook asks for warm children (``warm_soon``) one child per stage is
-started in the background, under the same limits, with those imports done (``prepare``),
-waiting for its job on standard input; each check takes them and starts the next pair once
-it has its answer. A child started for another time limit is not used.
+for sm_80, one runs the cases on Triton's interpreter. One process cannot do both (once the
+interpreter has patched ``triton.language``, Triton no longer compiles), and each would
+import torch and Triton first, seconds on a busy machine, and the compile would hash
+Triton's own files for its cache key (half a second) before lowering a line. So each stage
+has a zygote (pdc.grade.zygote) that has done those imports (``prepare``) and forks one
+child per job: a class pays the imports once, and a notebook's ``check`` once it has asked
+for them (``warm_soon``, when the exercise's checks are imported).
 
 The compile gate's verdict depends only on the module text and the compile spec: it is kept
 per process by their hash, and a kernel checked again unchanged is not compiled again.
@@ -15,7 +15,6 @@ per process by their hash, and a kernel checked again unchanged is not compiled 
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
 import subprocess
@@ -23,13 +22,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-STAGES = ("run", "gate")  # the run child first: it has the longer start (torch)
-#: The time limit of a waiting child (a job with another limit starts its own child).
+STAGES = ("run", "gate")  # the run zygote first: it has the longer start (torch)
+#: The time limit of one Triton job (a longer --timeout is kept).
 LIMIT_S = 90.0
 _LOCK = threading.Lock()
-_READY: dict[str, tuple[subprocess.Popen, float]] = {}  # stage -> (waiting child, its limit)
 _GATE: dict[str, str] = {}  # hash of (module text, spec) -> the gate's verdict ("" passes)
-_STATE = {"enabled": False}
 
 
 def prepare(stage: str) -> None:
@@ -52,65 +49,53 @@ def prepare(stage: str) -> None:
         triton_key()  # hashes Triton's files once; every compile's cache key starts with it
 
 
+def _prepare_line(stage: str) -> str:
+    return f"from pdc.grade.triton.warm import prepare; prepare({stage!r})"
+
+
 def _start(stage: str, limit: float, cwd: Path | None = None) -> subprocess.Popen:
     from pdc.grade import sandbox
 
-    line = f"from pdc.grade.triton.warm import prepare; prepare({stage!r})"
-    return sandbox.start_child(cwd or Path(tempfile.gettempdir()), limit, prepare=line)
-
-
-def take(stage: str, limit: float, cwd: Path | None = None) -> subprocess.Popen:
-    """A child for ``stage`` under ``limit``: a waiting one if there is one, else a new one
-    started in ``cwd`` (a waiting one moves to its job's folder when it gets the job)."""
-    with _LOCK:
-        ready = _READY.pop(stage, None)
-    if ready is not None:
-        proc, lim = ready
-        if proc.poll() is None and lim == limit:
-            return proc
-        _stop(proc)
-    return _start(stage, limit, cwd)
+    return sandbox.start_child(
+        cwd or Path(tempfile.gettempdir()), limit, prepare=_prepare_line(stage)
+    )
 
 
 def run(job: dict, limit: float) -> str:
-    """Run ``job`` (its ``stage`` says which) in a child; returns "" or why it stopped."""
-    from pdc.grade import sandbox
+    """Run ``job`` (its ``stage`` says which) in a child; returns "" or why it stopped.
 
-    proc = take(job["stage"], limit, Path(job["inputs"]).parent)
-    return sandbox.finish_child(proc, job, limit)
+    The child is a fork of the stage's zygote; when there is none (``PDC_GRADE_ZYGOTE=0``)
+    or it cannot fork, a fresh child.
+    """
+    from pdc.grade import sandbox, zygote
+
+    cwd = Path(job["inputs"]).parent
+    if zygote.enabled():
+        try:
+            return zygote.get(f"triton-{job['stage']}", _prepare_line(job["stage"])).run(
+                job, cwd, limit
+            )
+        except zygote.ZygoteError:
+            pass
+    return sandbox.finish_child(_start(job["stage"], limit, cwd), job, limit)
 
 
-def warm_soon(limit: float) -> None:
-    """From now on keep one waiting child per stage; start the missing ones in the background."""
-    _STATE["enabled"] = True
+def warm_soon(limit: float = LIMIT_S) -> None:
+    """Start both stages' zygotes now (in the background), so the first check finds them warm."""
+    from pdc.grade import zygote
 
-    def fill() -> None:
-        for stage in STAGES:
-            with _LOCK:
-                if stage in _READY and _READY[stage][0].poll() is None:
-                    continue
-            try:
-                proc = _start(stage, limit)
-            except OSError:
-                return  # the next check starts its own children and reports what fails
-            with _LOCK:
-                old = _READY.pop(stage, None)
-                _READY[stage] = (proc, limit)
-            if old is not None:
-                _stop(old[0])
-
-    threading.Thread(target=fill, name="pdc-triton-warm", daemon=True).start()
+    if not zygote.enabled():
+        return
+    for stage in STAGES:
+        try:
+            zygote.get(f"triton-{stage}", _prepare_line(stage))
+        except OSError:
+            return  # the check starts its own children and reports what fails
 
 
 def enable() -> None:
-    """Keep waiting children from the next check on (``refill``)."""
-    _STATE["enabled"] = True
-
-
-def refill(limit: float) -> None:
-    """After a check: start the next waiting children, if a notebook asked for them."""
-    if _STATE["enabled"]:
-        warm_soon(limit)
+    """Called by a notebook's check: keep the zygotes (started now if not yet)."""
+    warm_soon()
 
 
 def gate_key(text: str, spec: dict) -> str:
@@ -127,19 +112,3 @@ def gate_known(key: str) -> str | None:
 def gate_keep(key: str, verdict: str) -> None:
     with _LOCK:
         _GATE[key] = verdict
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    from pdc.grade import sandbox
-
-    if proc.poll() is None:
-        sandbox.stop_child(proc)
-
-
-@atexit.register
-def _stop_all() -> None:
-    with _LOCK:
-        ready = list(_READY.values())
-        _READY.clear()
-    for proc, _ in ready:
-        _stop(proc)
