@@ -98,13 +98,15 @@ def measure(
     sample is taken with CUDA events recorded on ``stream`` (the legacy default stream unless
     given, which orders against numba's launches and the default streams of torch and CuPy; work
     queued on another stream needs ``stream=`` or ``sync=``): the GPU stamps ``start``, the
-    calls are made, the GPU stamps ``end``. The device is synchronised before each sample, so
-    ``start`` is stamped on an idle GPU as soon as it is recorded, and the interval **includes
-    the host's launch path** (Python, the library's dispatch, the driver call: microseconds per
-    call) until the work reaches the GPU, as well as any host time spent between calls. For work
-    that takes far longer than its launch the difference does not matter; for a microsecond
-    kernel events measure about what ``perf_counter`` with a synchronise does, and the kernel's
-    own duration needs a profiler (``torch.profiler``, Nsight Systems). Everywhere else a sample
+    calls are made, the GPU stamps ``end``. Each sample first queues one untimed call of ``fn``
+    and records ``start`` behind it, so the GPU stamps ``start`` when that call's work ends, not
+    the moment it is recorded. When a call's GPU work lasts longer than its launch path (Python,
+    the library's dispatch, the driver call: microseconds per call), the first timed call is
+    queued by then and the interval holds GPU work only. A kernel shorter than its launch path
+    leaves the GPU idle before the timed call arrives, so the interval **still includes part of
+    the launch path** and of any host time between calls; for such a microsecond kernel events
+    measure about what ``perf_counter`` with a synchronise does, and the kernel's own duration
+    needs a profiler (``torch.profiler``, Nsight Systems). Everywhere else a sample
     is ``time.perf_counter`` around the calls and a synchronise (``sync``, or the device's own
     for ``"mps"`` and ``"mlx"``), so asynchronous work is counted. On numba's CUDA simulator a
     kernel runs on the CPU, so it is timed like any Python call.
@@ -170,11 +172,15 @@ def _measure_cuda_events(
 ) -> Timing:
     # Events on the legacy default stream order against numba kernels and against PyTorch's
     # default stream alike, so one pair brackets work from either library. The GPU is idle
-    # when ``start`` is recorded, so each interval includes the launch path of the calls.
+    # after the previous sample; recorded on an idle GPU, ``start`` would be stamped at once and
+    # the interval would hold the first call's whole launch path. One untimed call queued first
+    # keeps the GPU busy while the host launches the timed ones, and ``start`` is stamped when
+    # that call's work ends (at once again if it ended before ``start`` reached the GPU).
     on = 0 if stream is None else stream
     samples = []
     for _ in range(repeat):
         start, end = cuda.event(), cuda.event()
+        fn(*args)  # untimed: queued ahead of start
         start.record(on)
         for _ in range(number):
             fn(*args)

@@ -2,7 +2,8 @@
 
 Which clock a sample uses on a GPU: CUDA events recorded on the stream the work is queued on
 (the legacy default stream unless ``stream=`` names one), or, when the caller gives ``sync``,
-``perf_counter`` plus that call (events on one stream would not bracket work on others).
+``perf_counter`` plus that call (events on one stream would not bracket work on others); and
+where ``start`` is recorded: behind one untimed call, so a busy GPU stamps it.
 """
 
 from __future__ import annotations
@@ -62,3 +63,11 @@ def test_a_given_sync_replaces_the_events(gpu):
     t = measure(lambda: None, repeat=3, warmup=1, device="cuda", sync=lambda: syncs.append(1))
     assert t.clock == "perf_counter" and gpu.recorded == []
     assert len(syncs) == 1 + 3  # after the warm-up, then once per sample
+
+
+def test_start_is_recorded_behind_one_untimed_call(gpu):
+    # fn's calls and the events' records go to one log, in the order the host makes them.
+    log = gpu.recorded
+    measure(lambda: log.append("call"), repeat=2, warmup=1, number=3, device="cuda")
+    sample = ["call", 0, "call", "call", "call", 0]
+    assert log == ["call"] + sample * 2  # the warm-up, then per sample: lead call, start, 3, end
