@@ -1,14 +1,15 @@
-"""Triton checks answer fast: children waiting with torch and Triton imported, the compile
-gate's verdict kept by source, and the interpreter's unused overflow checks skipped."""
+"""Triton checks answer fast: children forked from zygotes with torch and Triton imported,
+the compile gate's verdict kept by source, and the interpreter's unused overflow checks
+skipped."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from pdc.grade import exercises as exs
+from pdc.grade import zygote
 from pdc.grade.triton import kernels, runner, warm
 from pdc.ptx.triton_build import installed
 
@@ -23,18 +24,11 @@ def _cells(key: str) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-def _wait_ready(stages=warm.STAGES, timeout=120.0) -> dict:
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        with warm._LOCK:
-            ready = {s: p.pid for s, (p, _) in warm._READY.items() if p.poll() is None}
-        if set(ready) == set(stages):
-            return ready
-        time.sleep(0.2)
-    raise AssertionError(f"no waiting children after {timeout} s: {ready}")
+def _zygotes() -> dict:
+    return {s: zygote._POOL[f"triton-{s}"].proc.pid for s in warm.STAGES}
 
 
-def test_a_second_check_takes_a_waiting_child_and_the_kept_gate_verdict(monkeypatch):
+def test_a_second_check_forks_from_the_same_zygotes_and_keeps_the_gate_verdict(monkeypatch):
     stages: list[str] = []
     real = warm.run
 
@@ -48,29 +42,22 @@ def test_a_second_check_takes_a_waiting_child_and_the_kept_gate_verdict(monkeypa
     monkeypatch.setattr(warm, "_GATE", {})
     ex, part = exs.find_part("softmax_kernel", plugins=True)
     cells = _cells("12_triton_softmax")
-    try:
-        warm.warm_soon(warm.LIMIT_S)
-        first_pids = _wait_ready()
-        first = runner.grade_part(ex, part, cells, hidden=False)
-        assert sorted(stages) == ["gate", "run"]
-        assert first.verdicts and all(v.passed for v in first.verdicts), first
-        found = kernels.extract(cells, part.name, part.params, ex.constants)
-        from pdc.grade.triton.exercises import compile_spec
+    warm.warm_soon(warm.LIMIT_S)
+    first_pids = _zygotes()
+    first = runner.grade_part(ex, part, cells, hidden=False)
+    assert sorted(stages) == ["gate", "run"]
+    assert first.verdicts and all(v.passed for v in first.verdicts), first
+    found = kernels.extract(cells, part.name, part.params, ex.constants)
+    from pdc.grade.triton.exercises import compile_spec
 
-        assert warm.gate_known(warm.gate_key(found.text, compile_spec(part.name))) == ""
-
-        # The first check took the waiting children; new ones wait for the next check.
-        second_pids = _wait_ready()
-        assert not set(second_pids.values()) & set(first_pids.values())
-        stages.clear()
-        second = runner.grade_part(ex, part, cells, hidden=False)
-        assert stages == ["run"]  # the same text: the gate's verdict is kept
-        assert [(v.criterion, v.score) for v in second.verdicts] == [
-            (v.criterion, v.score) for v in first.verdicts
-        ]
-    finally:
-        warm._STATE["enabled"] = False
-        warm._stop_all()
+    assert warm.gate_known(warm.gate_key(found.text, compile_spec(part.name))) == ""
+    stages.clear()
+    second = runner.grade_part(ex, part, cells, hidden=False)
+    assert stages == ["run"]  # the same text: the gate's verdict is kept
+    assert _zygotes() == first_pids  # no process imported torch or Triton again
+    assert [(v.criterion, v.score) for v in second.verdicts] == [
+        (v.criterion, v.score) for v in first.verdicts
+    ]
 
 
 def test_a_changed_kernel_is_compiled_again():
@@ -79,17 +66,6 @@ def test_a_changed_kernel_is_compiled_again():
     assert a != warm.gate_key("def k(x):\n    return\n", spec)
     assert a != warm.gate_key("def k(x):\n    pass\n", {**spec, "num_warps": 8})
     assert warm.gate_known(a) is None
-
-
-def test_a_waiting_child_for_another_time_limit_is_not_used():
-    try:
-        warm.warm_soon(warm.LIMIT_S)
-        pids = _wait_ready()
-        proc = warm.take("run", warm.LIMIT_S + 30)
-        assert proc.pid != pids["run"]
-        warm._stop(proc)
-    finally:
-        warm._stop_all()
 
 
 def test_tracing_skips_the_overflow_checks_that_triton_drops_and_restores_them():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -62,12 +63,45 @@ def build_class(folder: Path, n: int, root: Path = ROOT) -> dict[str, str]:
     return kinds
 
 
+_DEF = re.compile(r"^(\s*)def \w+\(.*\):\s*$")
+
+
+def make_distinct(folder: Path, tag: str) -> None:
+    """Give every function in the notebooks of ``folder`` a comment line naming ``tag``.
+
+    Students' kernels differ from each other; copies of one solution would let every cache
+    keyed by source text (the compile gates' verdicts) answer all but the first student.
+    """
+    for nb in folder.glob("*.ipynb"):
+        try:
+            data = json.loads(nb.read_text())
+        except ValueError:
+            continue  # the corrupted and empty notebooks stay as they are
+        for cell in data.get("cells", []):
+            if cell.get("cell_type") != "code":
+                continue
+            src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            lines = []
+            for line in src.split("\n"):
+                lines.append(line)
+                m = _DEF.match(line)
+                if m:
+                    lines.append(f"{m.group(1)}    # {tag}")
+            cell["source"] = "\n".join(lines)
+        nb.write_text(json.dumps(data, indent=1))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``pdc bench grade``; returns the exit status."""
     ap = argparse.ArgumentParser(prog="pdc bench grade", description=__doc__.splitlines()[0])
     ap.add_argument("--students", type=int, default=20, help="synthetic students (default 20)")
     ap.add_argument("--jobs", type=int, help="students graded at once (default: the CPUs)")
     ap.add_argument("--seed", type=int, default=1, help="hidden-case seed (default 1)")
+    ap.add_argument(
+        "--distinct",
+        action="store_true",
+        help="a comment naming the student in every function: no two students' sources alike",
+    )
     ap.add_argument("--keep", type=Path, metavar="DIR", help="build the class here and keep it")
     args = ap.parse_args(argv)
     if args.students < 1:
@@ -78,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     work = args.keep or Path(tmp or ".")
     try:
         kinds = build_class(work / "class", args.students)
+        if args.distinct:
+            for name in kinds:
+                make_distinct(work / "class" / name, name)
         out = work / "reports"
         argv2 = ["--class", str(work / "class"), "--out-dir", str(out), "-q"]
         argv2 += ["--csv", str(work / "scores.csv"), "--report", str(work / "class.html")]

@@ -80,7 +80,10 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
             todo.append((h, text, kernel, args))
     if todo:
         try:
-            builds = compile_many(todo, ccs=(CC,), timeout=COMPILE_TIMEOUT_S)
+            # One compiling process: a class grades students side by side, and a single
+            # submission simulates its kernels while they compile (a second process
+            # would import numba again, a second of CPU, to save little).
+            builds = compile_many(todo, ccs=(CC,), timeout=COMPILE_TIMEOUT_S, workers=1)
         except CompilerMissing:
             return {key: None for key, *_ in jobs}
         for (h, *_), b in zip(todo, builds):
