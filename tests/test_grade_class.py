@@ -114,3 +114,18 @@ def test_bench_builds_a_synthetic_class(tmp_path):
     assert any(h == "every solution" for h in holds)
     empty = next(n for n, h in kinds.items() if "empty" in h)
     assert any(p.stat().st_size == 0 for p in (tmp_path / empty).iterdir())
+
+
+def test_distinct_students_differ_in_every_function_and_still_parse(tmp_path):
+    from pdc.grade import bench, notebook
+
+    kinds = bench.build_class(tmp_path, 3)
+    for name in kinds:
+        bench.make_distinct(tmp_path / name, name)
+    cells = {
+        name: notebook.notebook_cells(tmp_path / name / "01_elementwise.ipynb") for name in kinds
+    }
+    a, b = cells["student000"], cells["student001"]
+    assert a != b and "# student000" in "\n".join(a) and "# student001" not in "\n".join(a)
+    for code in a:
+        compile(code, "<cell>", "exec")  # the comment keeps each cell valid Python
