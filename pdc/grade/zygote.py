@@ -289,8 +289,13 @@ def get(name: str, prepare: str) -> Zygote:
 
 
 def enabled() -> bool:
-    """Whether jobs go through zygotes: not with ``PDC_GRADE_ZYGOTE=0``, nor on Windows."""
-    return os.environ.get("PDC_GRADE_ZYGOTE", "1") != "0" and hasattr(os, "fork")
+    """Whether jobs go through zygotes: on Linux, unless ``PDC_GRADE_ZYGOTE=0``.
+
+    Not on macOS, where forking a process that has loaded Apple's frameworks (as NumPy's
+    Accelerate build and torch do) is unsafe, nor on Windows, which has no fork: there each
+    job starts a fresh child, as everywhere with ``PDC_GRADE_ZYGOTE=0``.
+    """
+    return os.environ.get("PDC_GRADE_ZYGOTE", "1") != "0" and sys.platform.startswith("linux")
 
 
 @atexit.register
