@@ -2,9 +2,9 @@
 
 The loop is ``loop.make_serve`` compiled with ``njit(nogil=True)``, so it runs in
 parallel with the Python host thread. Control words are read with LLVM ``load atomic
-acquire`` and written with ``store atomic release`` (numba intrinsics, ``pdc.ring.protocol.atomics``): a plain
-``ctrl[TERMINATE] == 0`` in a loop may legally be hoisted out of the loop by LLVM, and
-would then spin forever.
+acquire`` and written with ``store atomic release`` (numba intrinsics in
+``pdc.ring.protocol.atomics``): a plain ``ctrl[TERMINATE] == 0`` in a loop may legally
+be hoisted out of the loop by LLVM, and would then spin forever.
 
 Idle policy, all inside the compiled loop (it never returns to Python, so it never
 waits for the GIL): ``spin`` empty passes with a CPU pause hint (``yield_every > 0`` adds
