@@ -189,3 +189,13 @@ def test_a_handler_that_raises_ends_both_loops_at_the_same_message():
 def test_shared_loop_must_be_a_bool():
     with pytest.raises(TypeError, match=r"\[EngineOptions\] expected shared_loop a bool"):
         EngineOptions(shared_loop=1)  # type: ignore[arg-type]
+
+
+def test_the_bench_prints_both_loops_side_by_side(capsys):
+    from pdc.ring.tools.bench import main
+
+    assert main(["--shared-loop", "2", "--messages", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "inlined loop | shared loop" in out
+    assert out.count(" s |") == 3  # two handlers and the total
+    assert "p50 shared / inlined:" in out and "p99" in out

@@ -118,7 +118,7 @@ def launch_and_latency(n: int, messages: int = 5000, repeats: int = 3) -> list[s
     lines.append(f"cpu, {n} distinct handlers: launch    inlined loop | shared loop")
     for i in range(n):
         lines.append(
-            f"  handler {i + 1}{' (compiles the shared loop)' if i == 0 else '':28s}"
+            f"  handler {i + 1}{' (+ shared loop compile)' if i == 0 else '':28s}"
             f"{launches[False][i]:8.2f} s | {launches[True][i]:8.2f} s"
         )
     lines.append(
