@@ -199,3 +199,36 @@ def test_the_bench_prints_both_loops_side_by_side(capsys):
     assert "inlined loop | shared loop" in out
     assert out.count(" s |") == 3  # two handlers and the total
     assert "p50 shared / inlined:" in out and "p99" in out
+
+
+DETECT = """
+def detect(req, rep, state):
+    n = state.count + 1.0
+    delta = req.x - state.mean
+    state.mean = state.mean + delta / n
+    state.m2 = state.m2 + delta * (req.x - state.mean)
+    state.count = n
+    rep.count = n
+    rep.mean = state.mean
+    rep.z = 0.0
+    rep.flag = 0
+    return 0
+"""
+
+
+def test_exercise_6_grades_on_a_loop_compiled_before_the_handler():
+    from pdc.grade.exercises import ex06_ring as ex
+
+    loop = cpu.precompile_shared_loop(ex.REQUEST, ex.REPLY, ex.STATE)
+    kdef = ex.handler_from_source(DETECT, "detect", {})
+    x = np.array([3.0, -1.0, 4.0, 1.5, 9.0])
+    (res,) = ex.run_cases(kdef, [ex.stream_requests(x)])
+    assert res["error"] is None, res["error"]
+    want, states = ex.stream_expected(x)
+    assert res["records"]["count"].tolist() == want["count"].tolist()
+    np.testing.assert_allclose(res["records"]["mean"], want["mean"], rtol=1e-12)
+    np.testing.assert_allclose(res["state"]["m2"], states[-1]["m2"], rtol=1e-12)
+    assert res["telemetry"]["processed"] == x.size
+    assert len(loop.signatures) == 1  # the grader's kernel ran on the precompiled loop
+    (handler,) = [key[0] for key in shared_loop._ENTRIES if key[0].__name__ == "detect"]
+    assert not any(key[0] is handler for key in cpu._LOOPS)  # and got no loop of its own
