@@ -106,9 +106,9 @@ def test_check_names_the_mistake(capsys):
 
 
 def test_reveal_prints_the_answer_source(capsys):
-    practice.reveal("ch05.histogram")
+    practice.reveal("ch05.sign_counts")
     out = capsys.readouterr().out
-    assert out.startswith("@cuda.jit\ndef histogram(values, counts):")
+    assert out.startswith("@cuda.jit\ndef sign_counts(x, counts):")
     assert "cuda.atomic.add" in out
 
 
@@ -219,18 +219,60 @@ WRONG_ANSWERS = {
         "        cuda.syncthreads()\n"
         "    out[i] = tile[BLOCK - 1 - t]\n",
     ],
-    "ch05.histogram": [  # right counts on a CPU, lost increments on a GPU
+    "ch05.sign_counts": [  # races, too many atomics, too few threads, zeros as positives
         "@cuda.jit\n"
-        "def histogram(values, counts):\n"
-        "    # TODO: a grid-stride loop over values; add 1 to counts[values[i]] atomically.\n"
-        "    for i in range(cuda.grid(1), values.size, cuda.gridsize(1)):\n"
-        "        counts[values[i]] += 1\n",
+        "def sign_counts(x, counts):\n"
+        "    # TODO: a grid-stride loop that counts this thread's negatives, zeros and positives in\n"
+        "    # three registers; then add them to counts[0], counts[1] and counts[2] atomically.\n"
+        "    negative = 0\n"
+        "    zero = 0\n"
+        "    positive = 0\n"
+        "    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n"
+        "        if x[i] < 0:\n"
+        "            negative += 1\n"
+        "        elif x[i] > 0:\n"
+        "            positive += 1\n"
+        "        else:\n"
+        "            zero += 1\n"
+        "    counts[0] += negative  # not atomic: the threads race\n"
+        "    counts[1] += zero\n"
+        "    counts[2] += positive\n",
         "@cuda.jit\n"
-        "def histogram(values, counts):\n"
-        "    # TODO: a grid-stride loop over values; add 1 to counts[values[i]] atomically.\n"
+        "def sign_counts(x, counts):\n"
+        "    # TODO: a grid-stride loop that counts this thread's negatives, zeros and positives in\n"
+        "    # three registers; then add them to counts[0], counts[1] and counts[2] atomically.\n"
+        "    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n"
+        "        if x[i] < 0:\n"
+        "            cuda.atomic.add(counts, 0, 1)  # 1000 atomics on 3 addresses\n"
+        "        elif x[i] > 0:\n"
+        "            cuda.atomic.add(counts, 2, 1)\n"
+        "        else:\n"
+        "            cuda.atomic.add(counts, 1, 1)\n",
+        "@cuda.jit\n"
+        "def sign_counts(x, counts):\n"
+        "    # TODO: a grid-stride loop that counts this thread's negatives, zeros and positives in\n"
+        "    # three registers; then add them to counts[0], counts[1] and counts[2] atomically.\n"
         "    i = cuda.grid(1)\n"
-        "    if i < values.size:\n"
-        "        cuda.atomic.add(counts, values[i], 1)\n",
+        "    if i < x.size:  # one value per thread: 64 of 1000\n"
+        "        if x[i] < 0:\n"
+        "            cuda.atomic.add(counts, 0, 1)\n"
+        "        elif x[i] > 0:\n"
+        "            cuda.atomic.add(counts, 2, 1)\n"
+        "        else:\n"
+        "            cuda.atomic.add(counts, 1, 1)\n",
+        "@cuda.jit\n"
+        "def sign_counts(x, counts):\n"
+        "    # TODO: a grid-stride loop that counts this thread's negatives, zeros and positives in\n"
+        "    # three registers; then add them to counts[0], counts[1] and counts[2] atomically.\n"
+        "    negative = 0\n"
+        "    positive = 0\n"
+        "    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n"
+        "        if x[i] < 0:\n"
+        "            negative += 1\n"
+        "        else:  # zeros land among the positives\n"
+        "            positive += 1\n"
+        "    cuda.atomic.add(counts, 0, negative)\n"
+        "    cuda.atomic.add(counts, 2, positive)\n",
     ],
     "ch05.may_overlap": [
         "def may_overlap(first: str, second: str) -> bool:\n"
@@ -489,3 +531,15 @@ def test_a_kernel_finding_is_named_even_when_the_values_are_right(kernel, findin
     passed, feedback = practice.run(name, namespace[kernel])
     assert not passed
     assert finding in feedback and "The simulator saw:" in feedback
+
+
+@pytest.mark.parametrize(
+    ("k", "mistake"),
+    [(0, "has a race"), (1, "1000 atomics"), (2, "64 values counted"), (3, "counts[1] = 0")],
+)
+def test_sign_counts_names_each_mistake(k, mistake):
+    namespace = _namespace()
+    exec(WRONG_ANSWERS["ch05.sign_counts"][k], namespace)
+    passed, feedback = practice.run("ch05.sign_counts", namespace["sign_counts"])
+    assert not passed
+    assert mistake in feedback, feedback

@@ -15,7 +15,14 @@ import itertools
 import numpy as np
 import pytest
 
-from pdc.ring import Replies, Reply, RingKernelRuntime, RingTimeoutError, ring_kernel
+from pdc.ring import (
+    EngineOptions,
+    Replies,
+    Reply,
+    RingKernelRuntime,
+    RingTimeoutError,
+    ring_kernel,
+)
 from tests.ring_interrupts import cancel_at_each_await, interrupt_each_point, run_to_end
 
 REQ = np.dtype([("x", np.float64), ("k", np.int64)])
@@ -96,9 +103,11 @@ def _run(ledger: Ledger, op, stats: dict, prepare=None) -> None:
     stats["points"] += len(out["where"])
 
 
-def test_ctrl_c_at_every_check_point_of_every_sync_operation_loses_nothing():
+@pytest.mark.parametrize("shared_loop", [False, True], ids=["inlined", "shared-loop"])
+def test_ctrl_c_at_every_check_point_of_every_sync_operation_loses_nothing(shared_loop):
     stats = {"injected": 0, "points": 0}
-    with RingKernelRuntime(backend="cpu") as rt:
+    options = EngineOptions(shared_loop=shared_loop)
+    with RingKernelRuntime(backend="cpu", options=options) as rt:
         k = rt.launch(ring_kernel(kernel_id="irq", request=REQ, reply=REP, queue_size=8)(work))
         led = Ledger(k)
         k._fast.polls = 10**10  # the compiled call waits for its reply: no timing in it

@@ -134,7 +134,7 @@ KERNELS: dict[str, dict[str, Any]] = {
         "smooth5": (F1, F1),
         "total_per_element": (F1, F1),
         "total_per_thread": (F1, F1),
-        "histogram": (I32, I32),
+        "sign_counts": (F1, I32),
         "warp_tour": (F1, F1, I64, F1),
         "count_positive": (F1, I64),
         "count_positive_aggregated": (F1, I64),
@@ -149,7 +149,7 @@ KERNELS: dict[str, dict[str, Any]] = {
     "pdc/course/practice/ch04.py": {"relu_kernel": (F1, F1), "scale_rows": (F2, F1, F2)},
     "pdc/course/practice/ch05.py": {
         "reverse_blocks": (F1, F1),
-        "histogram": (I32, I32),
+        "sign_counts": (F1, I32),
         "warp_max": (F1, F1),
         "shift_left": (F1, F1),
     },

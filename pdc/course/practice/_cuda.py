@@ -10,9 +10,14 @@ one.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import Wrong
+
+if TYPE_CHECKING:
+    from pdc.grade.simreport import LaunchReport
 
 # What each simulator finding means for the student, most fundamental first.
 _FINDINGS = {
@@ -42,6 +47,17 @@ def cuda():
 def simulate(kernel, grid, block, *args, what: str) -> list[np.ndarray]:
     """Run ``kernel[grid, block](*args)`` on pdc's simulator; return the arrays.
 
+    The same as :func:`simulate_report` without the report.
+    """
+    return simulate_report(kernel, grid, block, *args, what=what)[1]
+
+
+def simulate_report(kernel, grid, block, *args, what: str) -> tuple[LaunchReport, list[np.ndarray]]:
+    """Run ``kernel[grid, block](*args)`` on pdc's simulator; return its report and the arrays.
+
+    The report counts what the kernel did (``report.global_atomics()``, ``report.work()``),
+    for a check that judges how a kernel got its result as well as the result.
+
     Array arguments are copied first, so the caller's arrays are left as they were. Races
     are found from every access's record, so one run is enough and its verdict is the same
     every time.
@@ -64,4 +80,4 @@ def simulate(kernel, grid, block, *args, what: str) -> list[np.ndarray]:
         if report.count(kind):
             example = report.findings[kind]["examples"][0]
             raise Wrong(f"{what} {meaning}. The simulator saw: {example}")
-    return arrays
+    return report, arrays

@@ -40,33 +40,55 @@ def _check_reverse_blocks(kernel):
 
 
 @cuda.jit
-def histogram(values, counts):
-    start = cuda.grid(1)
-    stride = cuda.gridsize(1)  # threads in the whole grid
-    for i in range(start, values.size, stride):  # grid-stride loop: any grid covers any n
-        cuda.atomic.add(counts, values[i], 1)  # many threads may hit the same bin
+def sign_counts(x, counts):
+    negative = 0  # this thread's own counts, in registers
+    zero = 0
+    positive = 0
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):  # grid-stride: any grid, any n
+        if x[i] < 0:
+            negative += 1
+        elif x[i] > 0:
+            positive += 1
+        else:
+            zero += 1
+    # Every thread adds into the same three counters: atomics, three per thread.
+    cuda.atomic.add(counts, 0, negative)
+    cuda.atomic.add(counts, 1, zero)
+    cuda.atomic.add(counts, 2, positive)
 
 
-@exercise("ch05.histogram", answer=histogram)
-def _check_histogram(kernel):
-    values = np.random.default_rng(5).integers(0, 16, 1000).astype(np.int32)
-    counts = np.zeros(16, np.int32)
-    # 64 threads for 1000 values: only a grid-stride loop reaches them all.
-    # A plain `counts[v] += 1` from two threads is a race the simulator reports.
-    _, got = _cuda.simulate(kernel, 2, 32, values, counts, what="histogram[2, 32]")
-    want = np.bincount(values, minlength=16).astype(np.int32)
+@exercise("ch05.sign_counts", answer=sign_counts)
+def _check_sign_counts(kernel):
+    # Small integers as float32: about one value in five is 0.
+    x = np.round(np.random.default_rng(5).standard_normal(1000) * 2).astype(np.float32)
+    counts = np.zeros(3, np.int32)
+    threads = 64  # for 1000 values: only a grid-stride loop reaches them all
+    # A plain `counts[k] += 1` from two threads is a race the simulator reports.
+    report, (_, got) = _cuda.simulate_report(kernel, 2, 32, x, counts, what="sign_counts[2, 32]")
+    want = np.array([(x < 0).sum(), (x == 0).sum(), (x > 0).sum()], np.int32)
     total = int(got.sum())
     if total == 0:
         raise Wrong("counts is all zero: the kernel counted nothing (still the stub?)")
-    if total == 64:
+    if total == threads:
         raise Wrong(
             "64 values counted of 1000: each of the 64 threads handled one value; loop "
-            "from cuda.grid(1) to values.size in steps of cuda.gridsize(1)"
+            "from cuda.grid(1) to x.size in steps of cuda.gridsize(1)"
         )
-    if total < values.size:
+    if total < x.size:
         raise Wrong(f"{total} values counted of 1000: some were skipped, check the loop bounds")
-    expect_close(got, want, what="counts after histogram")
-    return "1000 values in 16 bins with 64 threads: grid-stride loop and atomic adds"
+    if got[1] == 0 and got[0] + got[2] == x.size:
+        raise Wrong(
+            f"counts[1] = 0, expected {want[1]}: x holds zeros, which are neither negative "
+            "nor positive"
+        )
+    expect_close(got, want, what="counts after sign_counts")
+    atomics = report.global_atomics()
+    if atomics > 3 * threads:
+        raise Wrong(
+            f"right counts, but {atomics} atomics for 64 threads: count in three registers "
+            "inside the loop and add each to counts once per thread (at most 192 atomics)"
+        )
+    return f"1000 values, 64 threads, a grid-stride loop and {atomics} atomics"
 
 
 FULL_MASK = 0xFFFFFFFF  # all 32 lanes of a warp

@@ -57,6 +57,11 @@ class EngineOptions:
         idle_nap: Longest back-off sleep of a loop on a host thread that every send wakes
             (metal, simulated cuda), in seconds: long, so that an idle kernel costs
             almost nothing, without delaying a message.
+        shared_loop: CPU, compiled handlers: compile the handler alone and call it from a
+            loop compiled once per process for the message dtypes and the other options
+            (``pdc.ring.engines.shared_loop``), instead of compiling a loop around each
+            handler. A new handler then launches in the time its own compile takes; each
+            message pays one indirect call. Off by default.
         extra: Backend-specific settings (e.g. {"threads": 128} for CUDA).
     """
 
@@ -67,6 +72,7 @@ class EngineOptions:
     yield_every: int = 0
     max_sleep: float = 1e-3
     idle_nap: float = 0.2
+    shared_loop: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -79,6 +85,11 @@ class EngineOptions:
         count_arg(op, None, "yield_every", self.yield_every)
         seconds_arg(op, None, "max_sleep", self.max_sleep, none=False)
         seconds_arg(op, None, "idle_nap", self.idle_nap, none=False)
+        if not isinstance(self.shared_loop, bool):
+            raise TypeError(
+                f"[{op}] expected shared_loop a bool, got {type(self.shared_loop).__name__} "
+                f"{self.shared_loop!r}"
+            )
         if not isinstance(self.extra, dict):
             raise TypeError(f"[{op}] expected extra a dict, got {type(self.extra).__name__}")
 

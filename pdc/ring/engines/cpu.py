@@ -2,9 +2,9 @@
 
 The loop is ``loop.make_serve`` compiled with ``njit(nogil=True)``, so it runs in
 parallel with the Python host thread. Control words are read with LLVM ``load atomic
-acquire`` and written with ``store atomic release`` (numba intrinsics below): a plain
-``ctrl[TERMINATE] == 0`` in a loop may legally be hoisted out of the loop by LLVM, and
-would then spin forever.
+acquire`` and written with ``store atomic release`` (numba intrinsics in
+``pdc.ring.protocol.atomics``): a plain ``ctrl[TERMINATE] == 0`` in a loop may legally
+be hoisted out of the loop by LLVM, and would then spin forever.
 
 Idle policy, all inside the compiled loop (it never returns to Python, so it never
 waits for the GIL): ``spin`` empty passes with a CPU pause hint (``yield_every > 0`` adds
@@ -20,12 +20,17 @@ and its text is kept in ``CpuEngine.errors`` under the message's correlation id.
 A kernel with state (``pdc.ring.handlers.state``) keeps it in ``engine.state_buf``, ordinary memory
 that the loop passes to every handler call as its third record (a Python handler that
 raises or returns nonzero gets its state put back as it was).
+
+``EngineOptions(shared_loop=True)`` compiles a handler alone and calls it, through its
+address, from a loop compiled once per process for the message dtypes and options
+(``pdc.ring.engines.shared_loop``; ``precompile_shared_loop`` compiles it ahead of time):
+a new handler then launches in the time of its own compile instead of the loop's, for
+one indirect call per message. The loop's primitives and back-off are in
+``pdc.ring.engines.cpu_prims``.
 """
 
 from __future__ import annotations
 
-import ctypes
-import math
 import numbers
 import threading
 import traceback
@@ -35,10 +40,17 @@ import numba
 import numpy as np
 
 from pdc.ring.engines.base import Engine, EngineOptions, Waker, join_worker
+from pdc.ring.engines.cpu_prims import compile_handler, cpu_primitives, loop_key, state_arg
 from pdc.ring.engines.loop import Primitives, ignore_state, make_serve
+from pdc.ring.engines.shared_loop import (
+    compile_entry,
+    loop_state,
+    precompile_shared_loop,
+    shared_loop,
+)
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import PY_EXCEPTION, S_TERMINATED, STATE, TERMINATE, Rings
-from pdc.ring.protocol.atomics import load_acquire, release_fence, spin_hint, store_release
+from pdc.ring.protocol.atomics import load_acquire, release_fence, store_release
 
 __all__ = [
     "PY_EXCEPTION",
@@ -46,105 +58,30 @@ __all__ = [
     "compile_handler",
     "compiled_loop",
     "load_acquire",
+    "precompile_shared_loop",
     "release_fence",
+    "shared_loop",
     "store_release",
 ]
-
-_libc = ctypes.CDLL(None)
-_sched_yield = _libc.sched_yield
-_sched_yield.restype = ctypes.c_int
-_sched_yield.argtypes = ()
-_usleep = _libc.usleep
-_usleep.restype = ctypes.c_int
-_usleep.argtypes = (ctypes.c_uint,)
-
-
-@numba.njit(nogil=True, inline="always")
-def _put(ctrl, i, v):
-    ctrl[i] = v
-
-
-@numba.njit(nogil=True, inline="always")
-def _no_fence():
-    pass  # the cpu loop polls with acquire loads already (a plain load on x86)
-
-
-@numba.njit(inline="always")
-def _select_nb(cond, a, b):
-    return a if cond else b
-
-
-def compile_handler(spec: HandlerSpec) -> Any:
-    """Compile a validated handler with numba ``njit(nogil=True)`` (lazily, on first call)."""
-    return numba.njit(nogil=True)(spec.build(select_impl=_select_nb, math_impl=math))
-
-
-def _make_pause(spin: int, yield_every: int, max_sleep_us: int):
-    from pdc.ring.engines.doorbell import NAP_MS, nap
-
-    # Naps of the back-off: 20 us doubling every 16 naps, up to max_sleep; after the last
-    # one (about 40 ms of idleness at the defaults) the loop naps on its doorbell instead.
-    steps = 0
-    while (20 << steps) < max_sleep_us and steps < 16:
-        steps += 1
-    ladder = 16 * (steps + 1)
-
-    @numba.njit(nogil=True, inline="always")
-    def pause(ctrl, idle):
-        if idle < spin:
-            # Optionally yield now and then while spinning (yield_every > 0). Off by
-            # default: measured on a loaded 2-core machine, a yield often handed the core
-            # to another process for a whole time slice (round-trip p50 5 us -> 30 us).
-            if yield_every > 0 and idle % yield_every == 0:
-                _sched_yield()
-                return 1
-            spin_hint()
-            return 0
-        if idle < 2 * spin:
-            _sched_yield()
-            return 1
-        if idle < 2 * spin + ladder or not nap(ctrl, NAP_MS):
-            # Sleep in compiled code, without the GIL (a Python-level sleep would need the
-            # GIL to wake up, and a host thread polling in Python holds it).
-            k = (idle - 2 * spin) // 16
-            us = max_sleep_us
-            if k < 16 and (20 << k) < max_sleep_us:
-                us = 20 << k
-            _usleep(us)
-        return 1
-
-    return pause
-
 
 _LOOPS: dict[tuple, Any] = {}
 
 
 def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
     """The njit-compiled consumer loop for ``spec`` (cached per handler and options)."""
-    key = (
-        spec.function,
-        spec.request,
-        spec.reply,
-        spec.state,
-        options.burst,
-        options.spin,
-        options.yield_every,
-        options.max_sleep,
-    )
+    key = (spec.function, spec.request, spec.reply, spec.state, *loop_key(options))
     loop = _LOOPS.get(key)
     if loop is None:
-        max_us = max(1, int(options.max_sleep * 1e6))
-        pause = _make_pause(options.spin, max(0, options.yield_every), max_us)
         handler = compile_handler(spec)
         if spec.state is None:
             handler = numba.njit(nogil=True, inline="always")(ignore_state(handler))
-        prims = Primitives(load_acquire, store_release, load_acquire, _no_fence, _put, pause)
+        prims = cpu_primitives(options)
         loop = numba.njit(nogil=True)(make_serve(handler, prims, options.burst))
         # Compile now, on a throw-away ring that asks the loop to leave at once.
         dummy = Rings.allocate(spec.request, spec.reply, 1)
         dummy.ctrl[TERMINATE] = 1
         try:
-            loop(*dummy.arrays(), 1, _state_arg(spec))
+            loop(*dummy.arrays(), 1, state_arg(spec.state))
         except numba.core.errors.NumbaError as exc:
             raise TypeError(
                 f"[ring handler {spec.name}] numba cannot compile the handler for the cpu "
@@ -163,11 +100,6 @@ def _status(code: Any, name: str) -> int:
         f"[ring handler {name}] expected the status (the return value) an integer, got "
         f"{type(code).__name__} {code!r} (it would be truncated)"
     )
-
-
-def _state_arg(spec: HandlerSpec) -> np.ndarray:
-    """The loop's state argument: a record of the state, else any 1-element array."""
-    return np.zeros(1, np.int64 if spec.state is None else spec.state)
 
 
 def _py_no_fence() -> None:
@@ -202,7 +134,7 @@ class CpuEngine(Engine):
         self.errors: dict[int, str] = {}  # correlation id -> text of the handler's exception
         self.failure: BaseException | None = None
         # The loop's argument after idle_limit: the state array (a stand-in without state).
-        self._state: np.ndarray = _state_arg(handler)
+        self._state: Any = state_arg(handler.state)
         if handler.python:
             py = self._python_handler()
             if handler.state is None:
@@ -224,15 +156,23 @@ class CpuEngine(Engine):
         else:
             from pdc.ring.engines.doorbell import Doorbell
 
-            self._serve = compiled_loop(handler, options)
             self._arrays = rings.arrays()
             self._doorbell = Doorbell(rings.ctrl)
             if self.state_buf is not None:
                 self._state = self.state_buf
+            if options.shared_loop:
+                self._entry = compile_entry(handler)  # alive while the loop calls it
+                self._raised = np.zeros(1, np.int64)
+                self._serve = shared_loop(handler.request, handler.reply, handler.state, options)
+                self._state = loop_state(self._entry, self._state, self._raised)
+            else:
+                self._serve = compiled_loop(handler, options)
 
     @property
     def device(self) -> str:
         kind = "Python handler" if self.handler.python else "numba nogil loop"
+        if self.options.shared_loop and not self.handler.python:
+            kind += ", shared, handler called by address"
         return f"CPU thread ({kind})"
 
     def _python_handler(self):

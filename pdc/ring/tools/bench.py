@@ -305,10 +305,23 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="only time launches of kernels with these numbers of fields (e.g. 16,128,256)",
     )
+    parser.add_argument(
+        "--shared-loop",
+        type=int,
+        default=0,
+        help="only compare the cpu loop inlined around N handlers with the shared loop",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    if args.shared_loop:
+        from pdc.ring.tools.bench_shared import launch_and_latency
+
+        if args.shared_loop < 1:
+            parser.error(f"--shared-loop expected a count >= 1, got {args.shared_loop}")
+        print("\n".join(launch_and_latency(args.shared_loop, min(args.messages, 5000))))
+        return 0
     if args.launch_fields:
         from pdc.ring.tools.bench_launch import launch_times
 

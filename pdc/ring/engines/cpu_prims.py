@@ -1,0 +1,104 @@
+"""The compiled pieces every cpu loop is built from: memory primitives, back-off, handler.
+
+Both cpu loops use them: the one that inlines its handler (``pdc.ring.engines.cpu``) and
+the one shared by every handler of the same message types
+(``pdc.ring.engines.shared_loop``). See ``pdc.ring.engines.cpu`` for the idle policy.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Any
+
+import numba
+import numpy as np
+
+from pdc.ring.engines.base import EngineOptions
+from pdc.ring.engines.loop import Primitives
+from pdc.ring.handlers import HandlerSpec
+from pdc.ring.protocol.atomics import load_acquire, spin_hint, store_release
+
+__all__ = ["compile_handler", "cpu_primitives", "loop_key", "state_arg"]
+
+_libc = ctypes.CDLL(None)
+_sched_yield = _libc.sched_yield
+_sched_yield.restype = ctypes.c_int
+_sched_yield.argtypes = ()
+_usleep = _libc.usleep
+_usleep.restype = ctypes.c_int
+_usleep.argtypes = (ctypes.c_uint,)
+
+
+@numba.njit(nogil=True, inline="always")
+def _put(ctrl, i, v):
+    ctrl[i] = v
+
+
+@numba.njit(nogil=True, inline="always")
+def _no_fence():
+    pass  # the cpu loop polls with acquire loads already (a plain load on x86)
+
+
+@numba.njit(inline="always")
+def _select_nb(cond, a, b):
+    return a if cond else b
+
+
+def compile_handler(spec: HandlerSpec) -> Any:
+    """Compile a validated handler with numba ``njit(nogil=True)`` (lazily, on first call)."""
+    return numba.njit(nogil=True)(spec.build(select_impl=_select_nb, math_impl=math))
+
+
+def _make_pause(spin: int, yield_every: int, max_sleep_us: int):
+    from pdc.ring.engines.doorbell import NAP_MS, nap
+
+    # Naps of the back-off: 20 us doubling every 16 naps, up to max_sleep; after the last
+    # one (about 40 ms of idleness at the defaults) the loop naps on its doorbell instead.
+    steps = 0
+    while (20 << steps) < max_sleep_us and steps < 16:
+        steps += 1
+    ladder = 16 * (steps + 1)
+
+    @numba.njit(nogil=True, inline="always")
+    def pause(ctrl, idle):
+        if idle < spin:
+            # Optionally yield now and then while spinning (yield_every > 0). Off by
+            # default: measured on a loaded 2-core machine, a yield often handed the core
+            # to another process for a whole time slice (round-trip p50 5 us -> 30 us).
+            if yield_every > 0 and idle % yield_every == 0:
+                _sched_yield()
+                return 1
+            spin_hint()
+            return 0
+        if idle < 2 * spin:
+            _sched_yield()
+            return 1
+        if idle < 2 * spin + ladder or not nap(ctrl, NAP_MS):
+            # Sleep in compiled code, without the GIL (a Python-level sleep would need the
+            # GIL to wake up, and a host thread polling in Python holds it).
+            k = (idle - 2 * spin) // 16
+            us = max_sleep_us
+            if k < 16 and (20 << k) < max_sleep_us:
+                us = 20 << k
+            _usleep(us)
+        return 1
+
+    return pause
+
+
+def cpu_primitives(options: EngineOptions) -> Primitives:
+    """The cpu loop's memory primitives, with the back-off ``options`` ask for."""
+    max_us = max(1, int(options.max_sleep * 1e6))
+    pause = _make_pause(options.spin, max(0, options.yield_every), max_us)
+    return Primitives(load_acquire, store_release, load_acquire, _no_fence, _put, pause)
+
+
+def loop_key(options: EngineOptions) -> tuple:
+    """The options a compiled cpu loop depends on (a cache key)."""
+    return (options.burst, options.spin, options.yield_every, options.max_sleep)
+
+
+def state_arg(state: np.dtype | None) -> np.ndarray:
+    """The loop's state argument: a record of the state, else any 1-element array."""
+    return np.zeros(1, np.int64 if state is None else state)
