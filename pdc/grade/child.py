@@ -101,15 +101,21 @@ def warm_up(a):
 
 def prepare() -> None:
     """Run once in a zygote (pdc.grade.zygote) before its first fork: the imports a job
-    needs, and one launch on pdc.sim so that numba's CUDA typing and target are set up."""
+    needs, one launch on pdc.sim so that numba's CUDA typing and target are set up, and each
+    plug-in part's ``warm``."""
     import numpy as np
 
     import pdc.sim as sim
+    from pdc.grade import exercises as exs
     from pdc.grade import simreport  # noqa: F401
 
     kernel, why = define(_WARM_UP, "warm_up")
     if kernel is not None:
         sim.launch_here(kernel, (1,), (32,), [np.zeros(40, np.float32)], ["a"])
+    for key in exs.ALL_KEYS:  # what a plug-in part's runs share (the ring's compiled loop)
+        for part in exs.exercise(key).parts:
+            if part.warm is not None:
+                part.warm()
 
 
 _COUNTS = ("loads_", "stores_", "written_", "shared_", "atomics")

@@ -71,6 +71,9 @@ class Part:
     # part whose kernel is not launched with the arguments of its first public case.
     resources: Callable | None = None
     titles: dict = field(default_factory=dict)
+    # warm() does once, in a grading zygote before it forks (pdc.grade.zygote), what every
+    # run of this part would repeat (the ring part compiles its loop for its messages).
+    warm: Callable | None = None
     # Criteria of the exercise's own: criterion -> judge(part, results) -> (fraction, text),
     # where results are the judge module's CaseResults of the cases that ran (public first
     # is not guaranteed; hidden ones must not reveal sizes). Each needs a title in titles.

@@ -538,6 +538,15 @@ def _cases_come_from_runner(*_args):
     )
 
 
+def _warm() -> None:
+    """Compile the shared cpu loop for this exercise's messages: each run then compiles only
+    the student's handler (pdc.ring.engines.shared_loop)."""
+    from pdc.ring import EngineOptions
+    from pdc.ring.engines.cpu import precompile_shared_loop
+
+    precompile_shared_loop(REQUEST, REPLY, STATE, EngineOptions(shared_loop=True))
+
+
 RING = spec.Exercise(
     "06_ring",
     "A ring-kernel actor: running statistics and anomaly flags",
@@ -559,6 +568,7 @@ RING = spec.Exercise(
             checker=check_ring,
             resources=_resources,
             titles=TITLES,
+            warm=_warm,
         )
     ],
     {"THRESHOLD": THRESHOLD, "MIN_COUNT": MIN_COUNT},
