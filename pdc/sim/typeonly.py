@@ -63,8 +63,8 @@ def compile_types(pyfunc, argtypes: tuple, cc: tuple[int, int]) -> Any:
     Raises:
         Whatever numba-cuda raises for a function it cannot type.
     """
-    from numba.cuda import utils
-    from numba.cuda.compiler import compile_extra
+    from numba.cuda import utils  # type: ignore[attr-defined]
+    from numba.cuda.compiler import compile_extra  # type: ignore[attr-defined]
     from numba.cuda.core.callconv import CUDACallConv
     from numba.cuda.core.compiler_lock import global_compiler_lock
     from numba.cuda.descriptor import cuda_target
