@@ -112,7 +112,7 @@ def prepare() -> None:
     kernel, why = define(_WARM_UP, "warm_up")
     if kernel is not None:
         sim.launch_here(kernel, (1,), (32,), [np.zeros(40, np.float32)], ["a"])
-    for key in exs.ALL_KEYS:  # what a plug-in part's runs share (the ring's compiled loop)
+    for key in exs.ALL_KEYS:  # what every run of a plug-in part would repeat
         for part in exs.exercise(key).parts:
             if part.warm is not None:
                 part.warm()

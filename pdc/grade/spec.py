@@ -72,7 +72,7 @@ class Part:
     resources: Callable | None = None
     titles: dict = field(default_factory=dict)
     # warm() does once, in a grading zygote before it forks (pdc.grade.zygote), what every
-    # run of this part would repeat (the ring part compiles its loop for its messages).
+    # run of this part would repeat (a compiled loop shared by every submission).
     warm: Callable | None = None
     # Criteria of the exercise's own: criterion -> judge(part, results) -> (fraction, text),
     # where results are the judge module's CaseResults of the cases that ran (public first
