@@ -220,3 +220,27 @@ def test_without_zygotes_jobs_run_in_fresh_children(monkeypatch):
         assert sandbox.run_child(_job(ws), ws.root, 60) == ""
         np.testing.assert_array_equal(_output(ws), np.arange(40, dtype=np.float32) * 2)
     assert zygote._POOL == {}
+
+
+def test_the_simulators_zygote_runs_every_parts_warm_hook(monkeypatch):
+    import types
+
+    from pdc.grade import child
+    from pdc.grade import exercises as exs
+
+    calls: list[str] = []
+    parts = {
+        "a": [
+            types.SimpleNamespace(warm=lambda: calls.append("a1")),
+            types.SimpleNamespace(warm=None),
+        ],
+        "b": [types.SimpleNamespace(warm=lambda: calls.append("b1"))],
+    }
+    monkeypatch.setattr(exs, "ALL_KEYS", ("a", "b"))
+    monkeypatch.setattr(exs, "exercise", lambda key: types.SimpleNamespace(parts=parts[key]))
+    child.prepare()
+    assert calls == ["a1", "b1"]
+    # The real one: the ring part's hook compiles the shared loop for its messages.
+    from pdc.grade.exercises import ex06_ring
+
+    assert ex06_ring.RING.parts[0].warm is not None
