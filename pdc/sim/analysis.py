@@ -121,7 +121,9 @@ class Analysis:
         self.S = S
         self.bank: dict = {}  # line -> [text, accesses, wavefronts, worst]
         self.sector: dict = {}  # "arg:load" -> [accesses, sectors, ideal]
-        self.by_line: dict = {}  # (arg, kind, line) -> [accesses, sectors, ideal]
+        # (arg, kind, line) -> [requests, sectors, ideal, requests more than one sector
+        # over their ideal, the most sectors one request touched beyond its ideal]
+        self.by_line: dict = {}
         self.shared_atomics = 0
         self._last: dict = {}  # instruction -> the addresses it saw last and their result
         self._patterns: dict = {}  # (instruction, address pattern) -> its result
@@ -179,17 +181,25 @@ class Analysis:
                 res = self._last[key][3] = self._sectors(arr, lanes, f, ok)
             if pk is not None:
                 self._patterns[pk] = res
-        count, nsec, ideal = res
+        count, nsec, ideal, over, worst = res
         e = self.sector.setdefault(f"{arr.name}:{kind}", [0, 0, 0])
         e[0] += count
         e[1] += nsec
         e[2] += ideal
+        r = self.by_line.get((arr.name, kind, line))
+        if r is None:
+            r = self.by_line[(arr.name, kind, line)] = [0, 0, 0, 0, 0]
+        r[0] += count
+        r[1] += nsec
+        r[2] += ideal
+        r[3] += over
+        r[4] = max(r[4], worst)
 
     def _sectors(self, arr, lanes, f, ok):
         size = arr.dtype.itemsize
         mat = _rows(self.S, lanes, f, ok)
         if mat is None:
-            return 0, 0, 0
+            return 0, 0, 0, 0, 0
         per = max(1, SECTOR // size) if size <= SECTOR else 0
 
         def sectors_of(r):
@@ -199,9 +209,21 @@ class Analysis:
             n, has = _distinct(r)
             return -(-(n * size) // SECTOR), has
 
+        def excess_of(r):  # sectors a request touches beyond those its bytes fill
+            n, has = sectors_of(r)
+            return n - ideal_of(r)[0], has
+
+        def strided_of(r):  # a contiguous run straddles at most one more boundary
+            e, has = excess_of(r)
+            return (e > 1).astype(np.int64), has
+
         nsec, count, _ = _rowwise(mat, sectors_of, per)
         ideal, _, _ = _rowwise(mat, ideal_of, per)
-        return count, nsec, ideal
+        if nsec == ideal:  # every request fills its sectors: none is over
+            return count, nsec, ideal, 0, 0
+        over, _, _ = _rowwise(mat, strided_of, per)
+        _, _, worst = _rowwise(mat, excess_of, per)
+        return count, nsec, ideal, over, worst
 
     def bank_report(self, prog) -> dict:
         out = {}

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from pdc.grade import profile
 from pdc.grade.exercises.ex05_reduction import block_sum_spec
 from pdc.grade.judge import finding_lines
 from pdc.grade.sizes import edges_1d
@@ -157,6 +158,8 @@ def _spread(part: Part, results: list) -> tuple[float, str]:
         loads = r.report.loads["x"]
         worst = int(loads.max()) if loads.size else 0
         if worst <= MAX_LOADS:
+            if (busy := profile.too_busy(part, r)) is not None:
+                return 0.0, busy
             continue
         if r.case.hidden:
             return 0.0, f"{_where(r)}: one thread does the work of many"
@@ -222,6 +225,8 @@ WARP_REDUCE = Exercise(
             boundaries=_BOUNDARIES,
             make=_make,
             reference=lambda a: {"partial": warp_reduce_spec(a["x"])},
+            model_ops=51,  # the model answer's busiest thread (pdc.grade.profile)
+            model_span=26,  # two warp stages of five shuffles, one barrier between
             points={
                 "public": 2,
                 "hidden": 2,
