@@ -19,7 +19,10 @@ Criteria of this exercise's own (``Part.judges``):
   ``log2(TPB)`` passes over the whole tile do not fit. Hillis-Steele still earns every other
   point.
 * ``parallel`` (block scan): no thread makes more than a tree's share of accesses (a serial
-  loop in thread 0 makes two per element).
+  loop in thread 0 makes two per element), nor more operations between two barriers than
+  pdc.grade.profile allows beside the model answer's: one lane per half-warp scanning its 16
+  values alone stays under the access budget but makes ~130 operations where the model's
+  levels, a barrier apart, make at most 16.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ the block passes one barrier, and warp 0 adds those sums with shuffles again.
 Criteria of this exercise's own (``Part.judges``):
 
 * ``parallel``: no thread loads more than ``MAX_LOADS`` elements of ``x`` (one thread, or one
-  lane per warp, adding a slice alone loads dozens).
+  lane per warp, adding a slice alone loads dozens), and none makes more operations, or more
+  between two barriers, than pdc.grade.profile allows beside the model answer's (a lane that
+  gathers its warp's 32 values by 31 shuffles loads one element but makes 31 steps, not 5).
 * ``masks``: no "warp" finding. A shuffle whose mask leaves out a lane that executes it, or
   names a lane that never reaches it (a lane past the end of ``x`` that returned early, the
   lanes of warp 0 that skip its second stage), reads an undefined value on a GPU.
@@ -152,7 +154,8 @@ def _spread(part: Part, results: list) -> tuple[float, str]:
     """Judge ``parallel``: every thread loads about one element; none walks the block alone.
 
     Counting global loads, not all memory operations, keeps exercise 5's tree (many shared
-    accesses per thread) a matter for ``registers`` alone.
+    accesses per thread) a matter for ``registers`` alone; operations per thread
+    (pdc.grade.profile) catch values gathered in registers by one lane.
     """
     for r in sorted(results, key=lambda r: r.case.hidden):
         loads = r.report.loads["x"]
