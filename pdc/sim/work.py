@@ -65,8 +65,8 @@ def weight(ir, st, statics: dict) -> int:
         or mod == "numba.cuda.libdevice"
     ):
         return 1
-    if isinstance(fn, np.ufunc) or (mod.startswith("numpy") and name not in ("empty", "zeros")):
-        return 1
+    if isinstance(fn, np.ufunc) or (mod.startswith("numpy") and not isinstance(fn, type)):
+        return 1  # np.sqrt, np.exp, ...; np.float32(x) is a conversion: free
     if mod.startswith("numba") and name in _WARP_OPS:
         return 1
     return 0
