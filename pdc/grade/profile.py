@@ -58,3 +58,44 @@ def too_busy(part, r) -> str | None:
             f"({MARGIN} x the model answer's busiest thread, {model}, + {SLACK}): {why}"
         )
     return None
+
+
+def measure(seed: int = 11) -> dict[str, tuple[int, int]]:
+    """The model answers' busiest thread: part name -> (operations, span).
+
+    Every solution kernel of a part that records a profile runs on pdc.sim over its public
+    cases and the hidden cases drawn with ``seed``. Run ``python -m pdc.grade.profile`` to
+    see the numbers the parts should record.
+
+    Raises:
+        RuntimeError: A model answer has findings on a case (it would not be a model).
+    """
+    import numpy as np
+
+    import pdc.sim as sim
+    from pdc.grade import spec
+    from pdc.sim import bench_solutions
+
+    out = {}
+    for _, part, text in bench_solutions.kernels():
+        if part.model_ops is None and part.model_span is None:
+            continue
+        fn = bench_solutions._define(text, part.name)
+        ops = span = 0
+        for case in spec.public_cases(part) + spec.hidden_cases(part, np.random.default_rng(seed)):
+            args = [a.copy() if isinstance(a, np.ndarray) else a for a in case.args.values()]
+            rep = sim.launch_here(fn, case.grid, case.block, args, list(case.args))
+            if rep.findings or rep.ops is None or rep.span is None:
+                raise RuntimeError(
+                    f"[profile] expected a clean run of {part.name}'s model answer on case "
+                    f"{case.label}, got findings {sorted(rep.findings)}"
+                )
+            ops, span = max(ops, int(rep.ops.max())), max(span, int(rep.span.max()))
+        out[part.name] = (ops, span)
+    return out
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(measure()))
