@@ -144,7 +144,9 @@ class Launch:
 
     def operations(self) -> np.ndarray:
         """Operations per thread so far: memory and the rest (pdc.sim.work)."""
-        return self.mops.value() + self.alu.value()
+        out = self.mops.vec + self.alu.vec
+        out += self.mops.full + self.alu.full
+        return out
 
     def block_base(self, size: int) -> np.ndarray:
         """Each thread's block times ``size``: where its block's copy of an array starts."""

@@ -91,20 +91,34 @@ def counter(k: int):
 
 
 class Spans:
-    """Per thread: operations at its last barrier, and the longest stretch between two."""
+    """Per thread: operations at its last barrier, and the longest stretch between two.
 
-    __slots__ = ("mark", "longest")
+    Nothing is allocated until the first barrier: without one, a thread's span is all its
+    operations.
+    """
+
+    __slots__ = ("n", "mark", "longest")
 
     def __init__(self, n: int):
-        self.mark = np.zeros(n, np.int64)
-        self.longest = np.zeros(n, np.int64)
+        self.n = n
+        self.mark: np.ndarray | None = None
+        self.longest: np.ndarray | None = None
 
     def barrier(self, total: np.ndarray, lanes: np.ndarray) -> None:
         """``lanes`` pass a barrier having made ``total`` operations (a vector over threads)."""
+        if self.mark is None or self.longest is None:
+            self.mark = np.zeros(self.n, np.int64)
+            self.longest = np.zeros(self.n, np.int64)
+        if lanes.size == self.n:  # every thread of the launch: no gather, no scatter
+            np.maximum(self.longest, total - self.mark, out=self.longest)
+            self.mark = total
+            return
         now = total[lanes]
         self.longest[lanes] = np.maximum(self.longest[lanes], now - self.mark[lanes])
         self.mark[lanes] = now
 
     def final(self, total: np.ndarray) -> np.ndarray:
         """The longest stretch of each thread, its last one (to its exit) included."""
+        if self.mark is None or self.longest is None:
+            return total
         return np.maximum(self.longest, total - self.mark)
