@@ -34,6 +34,8 @@ def too_busy(part, r) -> str | None:
     Returns:
         The feedback line, or None.
     """
+    if part.model_ops is None and part.model_span is None:
+        return None
     rep = r.report
     checks = (
         (part.model_ops, rep.ops, "operations"),
