@@ -24,9 +24,10 @@ TPB = exs_scan.TPB
 class FakeReport:
     """The parts of a LaunchReport the scan judges read: memory accesses per thread."""
 
-    def __init__(self, work):
+    def __init__(self, work, ops=None, span=None):
         self._work = np.asarray(work, np.int64)
         self.findings: dict = {}
+        self.ops, self.span = ops, span  # operations per thread (pdc.grade.profile)
 
     def work(self) -> np.ndarray:
         return self._work
@@ -35,11 +36,11 @@ class FakeReport:
         return 0
 
 
-def _result(work, sizes=(1000,), hidden=False, k=1):
+def _result(work, sizes=(1000,), hidden=False, k=1, ops=None, span=None):
     case = BLOCK_SCAN.make(np.random.default_rng(0), sizes)
     if hidden:
         case.hidden, case.label = True, f"hidden case {k}"
-    return CaseResult(case, outputs={}, report=FakeReport(work))
+    return CaseResult(case, outputs={}, report=FakeReport(work, ops, span))
 
 
 # -- spec and cases -------------------------------------------------------------------------
@@ -133,6 +134,17 @@ def test_parallel_judge_bounds_one_thread():
     assert frac == 0.0 and f"one thread made {2 * TPB + 5} memory accesses" in msg
     frac, msg = exs_scan._spread(BLOCK_SCAN, [_result(work, hidden=True, k=4)])
     assert msg == "hidden case 4: one thread does the work of many"
+
+
+def test_parallel_judge_bounds_the_work_between_barriers():
+    """Few memory accesses, but one lane walks 16 values between two barriers."""
+    work = np.full(8 * TPB, 10, np.int64)
+    ops = np.full(8 * TPB, BLOCK_SCAN.model_ops, np.int64)
+    span = np.full(8 * TPB, BLOCK_SCAN.model_span, np.int64)
+    assert exs_scan._spread(BLOCK_SCAN, [_result(work, ops=ops, span=span)])[0] == 1.0
+    span[16] = 133  # measured: gaming_scan_one_lane_per_half_warp
+    frac, msg = exs_scan._spread(BLOCK_SCAN, [_result(work, ops=ops, span=span)])
+    assert frac == 0.0 and "one thread made 133 operations between two barriers" in msg
 
 
 # -- the work judge against the simulator -----------------------------------------------------

@@ -23,8 +23,9 @@ NAIVE, TILED, PADDED = EX.parts
 class FakeReport:
     """The parts of a LaunchReport the transpose judges read."""
 
-    def __init__(self, sectors=None, banks=None, through_shared=10**6):
+    def __init__(self, sectors=None, banks=None, through_shared=10**6, requests=None):
         self.sectors = sectors or {}
+        self.requests = requests or {}
         self.bank_conflicts = banks or {}
         self.findings: dict = {}
         # Shared-memory stores and loads in all (one thread's worth is enough for the sums).
@@ -317,3 +318,18 @@ def test_simulated_padding_removes_the_conflict(sim_reports):
         1.0,
         "no shared-memory bank conflicts",
     )
+
+
+def test_a_strided_request_loses_memory_whatever_the_totals():
+    """Sectors per request, per instruction: coalesced requests cannot hide a strided one."""
+    rows, cols = 40, 70
+    one = {"requests": 1, "sectors": 8, "ideal": 1, "over": 1, "worst": 7}
+    rest = {"requests": 88, "sectors": 400, "ideal": 360, "over": 0, "worst": 1}
+    totals = _sectors((89, 408, 361), (88, 400, 360))  # within ideal + accesses and one pass
+    assert totals["a:load"]["sectors"] <= ext.one_pass_sectors(rows, cols)
+    clean = FakeReport(totals, requests={"a:load:8": rest, "out:store:14": rest})
+    frac, _ = ext._coalescing(TILED, [_result(clean)])
+    assert frac == 1.0
+    hidden = FakeReport(totals, requests={"a:load:8": rest, "a:load:6": one, "out:store:14": rest})
+    frac, why = ext._coalescing(TILED, [_result(hidden)])
+    assert frac == 0.0 and "kernel line 6" in why and "1 of 1 warp requests" in why

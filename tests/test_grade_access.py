@@ -169,6 +169,7 @@ def test_memory_analysis_survives_json_and_rejects_forgeries():
     shapes = {"x": (5,), "hist": (4,)}
     simreport.extras_from_json(back, data, shapes)
     assert back.bank_conflicts == rep.bank_conflicts and back.sectors == rep.sectors
+    assert back.requests == rep.requests and any(k.startswith("x:load:") for k in back.requests)
     assert back.shared_atomics == rep.shared_atomics == 5
     for k in rep.atomic_counts:
         np.testing.assert_array_equal(back.atomic_counts[k], rep.atomic_counts[k])
@@ -177,6 +178,11 @@ def test_memory_analysis_survives_json_and_rejects_forgeries():
         {**data, "atomic_counts": {"x": [], "hist": [[9, 1]]}},
         {**data, "atomic_counts": {"x": []}},
         {**data, "sectors": {"secret:load": {"accesses": 1, "sectors": 1, "ideal": 1}}},
+        {**data, "requests": {"secret:load:3": dict.fromkeys(simreport._REQUEST_FIELDS, 1)}},
+        {
+            **data,
+            "requests": {"x:load:3": {**dict.fromkeys(simreport._REQUEST_FIELDS, 1), "over": -1}},
+        },
         {**data, "bank_conflicts": {"3": {"text": 1, "accesses": 1}}},
         {**data, "extra": 1},
         [],

@@ -76,6 +76,8 @@ def test_every_measured_criterion_has_three_gaming_attempts():
         "per-thread budget",
         "coalescing",
         "bank conflicts",
+        "operations per thread",
+        "coalescing per request",
     }
     for measure, names in by_measure.items():
         assert len(names) >= 3, (measure, names)

@@ -30,6 +30,8 @@ def _write(out, case, *, nonce=NONCE, arrays=None, findings=None, extra_meta=Non
         "shared_loads": np.zeros(n, np.int64),
         "shared_stores": np.zeros(n, np.int64),
         "atomics": np.zeros(n, np.int64),
+        "ops": np.zeros(n, np.int64),
+        "span": np.zeros(n, np.int64),
     }
     for a in ("a", "b", "out"):
         good[f"loads_{a}"] = np.zeros(n, np.int64)
@@ -47,6 +49,7 @@ def _write(out, case, *, nonce=NONCE, arrays=None, findings=None, extra_meta=Non
         "sim": {
             "bank_conflicts": {},
             "sectors": {},
+            "requests": {},
             "atomic_counts": {"a": [], "b": [], "out": []},
             "shared_atomics": 0,
         },

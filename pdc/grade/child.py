@@ -118,7 +118,7 @@ def prepare() -> None:
                 part.warm()
 
 
-_COUNTS = ("loads_", "stores_", "written_", "shared_", "atomics")
+_COUNTS = ("loads_", "stores_", "written_", "shared_", "atomics", "ops", "span")
 
 
 def run_part(part: dict, work: Path, out: Path, nonce: str, gpu: bool) -> None:
@@ -163,6 +163,8 @@ def run_part(part: dict, work: Path, out: Path, nonce: str, gpu: bool) -> None:
         arrays["shared_loads"] = zeros if rep.shared_loads is None else rep.shared_loads
         arrays["shared_stores"] = zeros if rep.shared_stores is None else rep.shared_stores
         arrays["atomics"] = zeros if rep.atomics is None else rep.atomics
+        arrays["ops"] = zeros if rep.ops is None else rep.ops
+        arrays["span"] = zeros if rep.span is None else rep.span
         arrays = {
             k: np.asarray(v, np.int64) if k.startswith(_COUNTS) else v for k, v in arrays.items()
         }

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdc.grade import profile
 from pdc.grade.simreport import LaunchReport
 from pdc.grade.spec import QUALITY, Case, Part
 
@@ -288,6 +289,8 @@ def _parallel(part: Part, ran: list[CaseResult]):
         if (worst is None or worst <= bound) and part.max_work is not None:
             worst, bound = int(rep.work().max()), part.max_work(r.case)
             what = "made {worst} memory accesses, at most {bound} " + part.work_what
+        if (worst is None or worst <= bound) and (busy := profile.too_busy(part, r)):
+            return 0.0, busy
         if worst is not None and worst > bound:
             if r.case.hidden:  # the numbers could reveal the hidden sizes
                 return 0.0, f"{r.case.label}: one thread does the work of many"

@@ -39,6 +39,10 @@ class LaunchReport:
         shared_loads: Shared-memory loads per thread.
         shared_stores: Shared-memory stores per thread.
         atomics: Atomic operations per thread (each also counted as a load and a store).
+        ops: Operations per thread: arithmetic, loop steps, warp collectives and memory
+            operations (pdc.sim.work).
+        span: Per thread, the most operations it made between two ``syncthreads`` (or the
+            launch's start or end): the critical path its block waits for.
         findings: Category -> {"count": int, "examples": [str, ...]}.
         barriers: Largest number of barriers any block passed.
         shared_arrays: Number of shared arrays a block allocated.
@@ -54,6 +58,12 @@ class LaunchReport:
             {"accesses": warp-wide accesses, "sectors": 32-byte sectors they touched,
             "ideal": the fewest sectors the same elements could fill}. Coalesced means
             sectors == ideal. Atomics are not included.
+        requests: ``"<arg>:<load|store>:<line>"`` for every kernel line that loads or stores a
+            global array argument -> {"requests": warp requests made there, "sectors",
+            "ideal": as in ``sectors``, "over": requests that touched more than one sector
+            beyond their ideal (a contiguous run straddles at most one more boundary: these
+            are strided or scattered), "worst": the most sectors one request touched beyond
+            its ideal}: sectors per request per instruction, as a profiler counts them.
         atomic_counts: Global array argument -> int64 array of its shape: atomics per element.
         shared_atomics: Atomics on shared memory in total.
         access: Only with ``launch(..., record=True)``, else None: for every global array
@@ -72,11 +82,14 @@ class LaunchReport:
     shared_loads: np.ndarray | None = None
     shared_stores: np.ndarray | None = None
     atomics: np.ndarray | None = None
+    ops: np.ndarray | None = None
+    span: np.ndarray | None = None
     findings: dict = field(default_factory=dict)
     barriers: int = 0
     shared_arrays: int = 0
     bank_conflicts: dict = field(default_factory=dict)
     sectors: dict = field(default_factory=dict)
+    requests: dict = field(default_factory=dict)
     atomic_counts: dict = field(default_factory=dict)
     shared_atomics: int = 0
     access: dict | None = None
@@ -144,9 +157,13 @@ def extras_to_json(rep: LaunchReport) -> dict:
             k: {f: int(v[f]) for f in ("accesses", "sectors", "ideal")}
             for k, v in rep.sectors.items()
         },
+        "requests": {k: {f: int(v[f]) for f in _REQUEST_FIELDS} for k, v in rep.requests.items()},
         "atomic_counts": atomics,
         "shared_atomics": int(rep.shared_atomics),
     }
+
+
+_REQUEST_FIELDS = ("requests", "sectors", "ideal", "over", "worst")
 
 
 def _count(v, what: str) -> int:
@@ -169,10 +186,14 @@ def extras_from_json(rep: LaunchReport, data, shapes: dict) -> None:
     if not isinstance(data, dict) or set(data) != {
         "bank_conflicts",
         "sectors",
+        "requests",
         "atomic_counts",
         "shared_atomics",
     }:
-        raise ValueError("memory analysis: expected bank_conflicts, sectors, atomic_counts")
+        raise ValueError(
+            "memory analysis: expected bank_conflicts, sectors, requests, atomic_counts, "
+            "shared_atomics"
+        )
     banks = {}
     for line, v in _dict(data["bank_conflicts"], "bank_conflicts").items():
         if not line.lstrip("-").isdigit() or not isinstance(v, dict):
@@ -190,6 +211,12 @@ def extras_from_json(rep: LaunchReport, data, shapes: dict) -> None:
             raise ValueError(f"sectors: expected keys in {sorted(allowed)}, got {key!r}")
         fields = ("accesses", "sectors", "ideal")
         sectors[key] = {f: _count(v.get(f), f"sectors {f}") for f in fields}
+    requests = {}
+    for key, v in _dict(data["requests"], "requests").items():
+        name, _, line = key.rpartition(":")
+        if name not in allowed or not line.lstrip("-").isdigit() or not isinstance(v, dict):
+            raise ValueError(f"requests: expected '<arg>:<load|store>:<line>', got {key!r}")
+        requests[key] = {f: _count(v.get(f), f"requests {f}") for f in _REQUEST_FIELDS}
     counts = {}
     atomic_json = _dict(data["atomic_counts"], "atomic_counts")
     if set(atomic_json) != set(shapes):
@@ -208,6 +235,7 @@ def extras_from_json(rep: LaunchReport, data, shapes: dict) -> None:
         counts[name] = a.reshape(shapes[name])
     rep.bank_conflicts = banks
     rep.sectors = sectors
+    rep.requests = requests
     rep.atomic_counts = counts
     rep.shared_atomics = _count(data["shared_atomics"], "shared_atomics")
 

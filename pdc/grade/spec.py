@@ -59,6 +59,11 @@ class Part:
     # "parallel" (atomics on one address are served one after another): None, not judged.
     max_contention: int | None = None
     max_stores: int | None = None  # largest allowed output stores for one thread
+    # The model answer's busiest thread, measured on pdc.sim over the public and hidden cases
+    # (tests/test_grade_profile.py re-measures it): operations, and operations between two
+    # barriers. Judged under "parallel" with pdc.grade.profile's margin; None, not judged.
+    model_ops: int | None = None
+    model_span: int | None = None
     global_loads: Callable | None = None  # (case, report loads) -> (per-output, bound)
     rtol: float = 1e-4
     atol: float = 1e-4

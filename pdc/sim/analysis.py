@@ -54,31 +54,31 @@ def _same_pattern(mat, modulus: int) -> bool:
     return modulus == 0 or bool((mat[:, 0] % modulus == mat[0, 0] % modulus).all())
 
 
-def _rowwise(mat, metric, modulus: int):
-    """(sum, rows with lanes, max) of ``metric`` over every warp's row.
+def _representatives(mat, modulus: int) -> list:
+    """(rows, multiplicity) pairs that stand for every warp's row of ``mat``.
 
-    Rows with all 32 lanes active that share one pattern are computed once; the rest
-    (partial warps, irregular patterns) one by one, vectorised.
+    Rows with all 32 lanes active that share one pattern are represented by the first,
+    counted that many times; the rest (partial warps, irregular patterns) stand for
+    themselves.
     """
     full = (mat >= 0).all(axis=1)
-    total = count = worst = 0
-    parts = []
+    out = []
     if full.any():
         F = mat if full.all() else mat[full]
-        if _same_pattern(F, modulus):
-            v, has = metric(F[:1])
-            k = F.shape[0]
-            total, count = int(v[has].sum()) * k, int(has.sum()) * k
-            worst = int(v.max()) if v.size else 0
-        else:
-            parts.append(F)
+        out.append((F[:1], F.shape[0]) if _same_pattern(F, modulus) else (F, 1))
     if not full.all():
-        parts.append(mat[~full])
-    for P in parts:
+        out.append((mat[~full], 1))
+    return out
+
+
+def _rowwise(mat, metric, modulus: int):
+    """(sum, rows with lanes, max) of ``metric`` over every warp's row."""
+    total = count = worst = 0
+    for P, k in _representatives(mat, modulus):
         v, has = metric(P)
         v = v[has]
-        total += int(v.sum())
-        count += int(v.size)
+        total += int(v.sum()) * k
+        count += int(v.size) * k
         worst = max(worst, int(v.max()) if v.size else 0)
     return total, count, worst
 
@@ -121,7 +121,9 @@ class Analysis:
         self.S = S
         self.bank: dict = {}  # line -> [text, accesses, wavefronts, worst]
         self.sector: dict = {}  # "arg:load" -> [accesses, sectors, ideal]
-        self.by_line: dict = {}  # (arg, kind, line) -> [accesses, sectors, ideal]
+        # (arg, kind, line) -> [requests, sectors, ideal, requests more than one sector
+        # over their ideal, the most sectors one request touched beyond its ideal]
+        self.by_line: dict = {}
         self.shared_atomics = 0
         self._last: dict = {}  # instruction -> the addresses it saw last and their result
         self._patterns: dict = {}  # (instruction, address pattern) -> its result
@@ -179,29 +181,40 @@ class Analysis:
                 res = self._last[key][3] = self._sectors(arr, lanes, f, ok)
             if pk is not None:
                 self._patterns[pk] = res
-        count, nsec, ideal = res
+        count, nsec, ideal, over, worst = res
         e = self.sector.setdefault(f"{arr.name}:{kind}", [0, 0, 0])
         e[0] += count
         e[1] += nsec
         e[2] += ideal
+        r = self.by_line.get((arr.name, kind, line))
+        if r is None:
+            r = self.by_line[(arr.name, kind, line)] = [0, 0, 0, 0, 0]
+        r[0] += count
+        r[1] += nsec
+        r[2] += ideal
+        r[3] += over
+        r[4] = max(r[4], worst)
 
     def _sectors(self, arr, lanes, f, ok):
         size = arr.dtype.itemsize
         mat = _rows(self.S, lanes, f, ok)
         if mat is None:
-            return 0, 0, 0
+            return 0, 0, 0, 0, 0
         per = max(1, SECTOR // size) if size <= SECTOR else 0
 
-        def sectors_of(r):
-            return _distinct(np.where(r < 0, -1, (r * size) // SECTOR))
-
-        def ideal_of(r):
-            n, has = _distinct(r)
-            return -(-(n * size) // SECTOR), has
-
-        nsec, count, _ = _rowwise(mat, sectors_of, per)
-        ideal, _, _ = _rowwise(mat, ideal_of, per)
-        return count, nsec, ideal
+        count = nsec = ideal = over = worst = 0
+        for P, k in _representatives(mat, per):
+            ns, has = _distinct(np.where(P < 0, -1, (P * size) // SECTOR))
+            n, _ = _distinct(P)
+            fill = -(-(n * size) // SECTOR)  # sectors the request's bytes fill at best
+            ns, fill = ns[has], fill[has]
+            excess = ns - fill  # a contiguous run straddles at most one more boundary
+            count += int(ns.size) * k
+            nsec += int(ns.sum()) * k
+            ideal += int(fill.sum()) * k
+            over += int(np.count_nonzero(excess > 1)) * k
+            worst = max(worst, int(excess.max()) if excess.size else 0)
+        return count, nsec, ideal, over, worst
 
     def bank_report(self, prog) -> dict:
         out = {}

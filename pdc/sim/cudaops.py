@@ -208,6 +208,7 @@ def _barrier(reduce):
                     k,
                     site,
                 )
+            S.spans.barrier(S.operations(), fr.lanes)
             S.bep = S.bep.copy()  # logged reads keep the epochs of their time
             S.bep[blocks] += 1
             every = not (S.alive & ~here[S.block_of]).any()

@@ -27,6 +27,7 @@ import numpy as np
 from pdc.sim import iters, memory
 from pdc.sim.frontend import Unsupported
 from pdc.sim.spin import SpinWatch
+from pdc.sim.work import Spans
 
 WARP = 32
 BIG = np.iinfo(np.int32).max
@@ -54,6 +55,12 @@ class Counts:
             self.full += 1
         else:
             self.vec[lanes] += 1
+
+    def add_n(self, lanes, k: int) -> None:
+        if lanes.size == self.vec.size:
+            self.full += k
+        else:
+            self.vec[lanes] += k
 
     def value(self) -> np.ndarray:
         return self.vec + self.full
@@ -113,6 +120,8 @@ class Launch:
         self.ss = Counts(n)
         self.at = np.zeros(n, np.int64)
         self.mops = Counts(n)  # memory operations per thread
+        self.alu = Counts(n)  # other operations per thread (pdc.sim.work)
+        self.spans = Spans(n)
         self.mem_instructions = 0
         self.atomic_instructions = 0  # pdc.sim.spin: loops that wait do atomics
         self.undef_origin = ""
@@ -132,6 +141,12 @@ class Launch:
                 f"more than {OPS_PER_THREAD:,} memory operations per thread: an endless "
                 f"loop? ({self.where(k)})"
             )
+
+    def operations(self) -> np.ndarray:
+        """Operations per thread so far: memory and the rest (pdc.sim.work)."""
+        out = self.mops.vec + self.alu.vec
+        out += self.mops.full + self.alu.full
+        return out
 
     def block_base(self, size: int) -> np.ndarray:
         """Each thread's block times ``size``: where its block's copy of an array starts."""

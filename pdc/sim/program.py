@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdc.sim import arith, exprs, machine, memops, views
+from pdc.sim import arith, exprs, machine, memops, views, work
 from pdc.sim.frontend import TypedIR, Unsupported, dtype_of, is_scalar
 from pdc.sim.machine import BIG, Frame, check_defined
 from pdc.sim.memory import CONST, SimArray
@@ -81,14 +81,20 @@ class _Builder:
         for lb in self.order:
             blk = self.tir.blocks[lb]
             body = []
-            for st in blk.body[:-1]:
+            ops = 0  # operations since the last counting statement (pdc.sim.work)
+            last = isinstance(blk.body[-1], ir.Assign | ir.SetItem | ir.StaticSetItem)
+            for st in blk.body if last else blk.body[:-1]:
+                if work.is_barrier(ir, st, self.statics) and ops:
+                    body.append(work.counter(ops))
+                    ops = 0
+                ops += work.weight(ir, st, self.statics)
                 fn = self.stmt(st)
                 if fn is not None:
                     body.append(fn)
+            if ops:
+                body.append(work.counter(ops))
             term = self.terminator(blk.body[-1])
             line = self.line(blk.body[-1].loc) if blk.body else 0
-            if isinstance(blk.body[-1], ir.Assign | ir.SetItem | ir.StaticSetItem):
-                body.append(self.stmt(blk.body[-1]))
             self.prog.blocks.append(Block(body, term, line))
         return self.prog
 

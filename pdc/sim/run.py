@@ -107,6 +107,9 @@ def _report(S, prog, grid, block, LaunchReport):
     rep.shared_loads = S.sl.value()[real]
     rep.shared_stores = S.ss.value()[real]
     rep.atomics = S.at[real]
+    total = S.operations()
+    rep.ops = total[real]
+    rep.span = S.spans.final(total)[real]
     rep.findings = S.findings
     rep.barriers = int(S.bep.max()) if S.bep.size else 0
     rep.shared_arrays = S.shared_arrays
@@ -118,6 +121,15 @@ def _report(S, prog, grid, block, LaunchReport):
         for kind in ("load", "store"):
             acc, sec, ideal = S.an.sector.get(f"{arr.name}:{kind}", (0, 0, 0))
             rep.sectors[f"{arr.name}:{kind}"] = {"accesses": acc, "sectors": sec, "ideal": ideal}
+    rep.requests = {}
+    for (name, kind, line), (acc, sec, ideal, over, worst) in sorted(S.an.by_line.items()):
+        rep.requests[f"{name}:{kind}:{line}"] = {
+            "requests": acc,
+            "sectors": sec,
+            "ideal": ideal,
+            "over": over,
+            "worst": worst,
+        }
     rep.shared_atomics = S.an.shared_atomics
     if S.record:
         rep.access = {}

@@ -58,6 +58,8 @@ ELEMENTWISE = Exercise(
             reference=lambda a: {"out": multiply_spec(a["a"], a["b"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
             max_stores=1,
+            model_ops=5,  # the model answer's busiest thread (pdc.grade.profile)
+            model_span=5,
             max_work=lambda case: ELEMENT_WORK,
             work_what=WORK_WHAT,
         ),
@@ -73,6 +75,8 @@ ELEMENTWISE = Exercise(
             reference=lambda a: {"out": saxpy_spec(a["alpha"], a["x"], a["y"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
             max_stores=1,
+            model_ops=6,  # the model answer's busiest thread (pdc.grade.profile)
+            model_span=6,
             max_work=lambda case: ELEMENT_WORK,
             work_what=WORK_WHAT,
         ),

@@ -19,7 +19,10 @@ Criteria of this exercise's own (``Part.judges``):
   ``log2(TPB)`` passes over the whole tile do not fit. Hillis-Steele still earns every other
   point.
 * ``parallel`` (block scan): no thread makes more than a tree's share of accesses (a serial
-  loop in thread 0 makes two per element).
+  loop in thread 0 makes two per element), nor more operations between two barriers than
+  pdc.grade.profile allows beside the model answer's: one lane per half-warp scanning its 16
+  values alone stays under the access budget but makes ~130 operations where the model's
+  levels, a barrier apart, make at most 16.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import math
 
 import numpy as np
 
+from pdc.grade import profile
 from pdc.grade.sizes import edges_1d
 from pdc.grade.spec import Case, Exercise, Part
 
@@ -140,6 +144,8 @@ def _spread(part: Part, results: list) -> tuple[float, str]:
                 "expected for a parallel scan (a few per level of the tree): is one thread "
                 "looping over the whole tile?"
             )
+        if (busy := profile.too_busy(part, r)) is not None:
+            return 0.0, busy
     return 1.0, "work is spread over the threads"
 
 
@@ -189,6 +195,8 @@ SCAN = Exercise(
             reference=lambda a: dict(zip(("out", "block_sums"), block_scan_spec(a["x"]))),
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1, "work": 1},
             judges={"parallel": _spread, "work": _work_efficient},
+            model_ops=204,  # the model answer's busiest thread (pdc.grade.profile)
+            model_span=16,  # barriers between the tree's levels keep each stretch short
             titles={
                 "work": f"work-efficient: at most {WORK_PER_ELEMENT} memory accesses per "
                 "element and block (Blelloch, not Hillis-Steele)",
@@ -208,6 +216,8 @@ SCAN = Exercise(
             reference=lambda a: {"out": add_offsets_spec(a["out"], a["offsets"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
             max_stores=1,
+            model_ops=7,  # the model answer's busiest thread (pdc.grade.profile)
+            model_span=7,
             rtol=0.0,
             atol=0.0,
         ),

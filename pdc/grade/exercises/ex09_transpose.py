@@ -108,6 +108,32 @@ def one_pass_sectors(rows: int, cols: int, itemsize: int = 4) -> int:
     return rows * per_row
 
 
+def _strided_request(r) -> str | None:
+    """Why some warp request to ``a`` or ``out`` is not one contiguous run (None: none is).
+
+    Judged per instruction and request (pdc.grade.simreport's ``requests``), as a profiler
+    counts sectors per request: coalesced requests elsewhere cannot hide a strided one.
+    """
+    requests = getattr(r.report, "requests", None)
+    if requests is None:
+        raise TypeError(f"[transpose] expected report.requests for {_where(r)}, got None")
+    for key, v in requests.items():
+        name, kind, line = key.split(":")
+        if (name, kind) not in (("a", "load"), ("out", "store")) or not v["over"]:
+            continue
+        what = "loads of a" if name == "a" else "stores to out"
+        if r.case.hidden:
+            return f"{_where(r)}: {what} are not coalesced"
+        return (
+            f"{_where(r)}: {what} are not coalesced: at kernel line {line}, {v['over']} of "
+            f"{v['requests']} warp requests touch more sectors than their elements fill (up "
+            f"to {v['worst']} more; {v['sectors'] / v['requests']:.1f} sectors per request, "
+            f"{v['ideal'] / v['requests']:.1f} needed): do consecutive lanes (threadIdx.x) "
+            "touch consecutive elements of that array?"
+        )
+    return None
+
+
 def _coalescing(part: Part, results: list) -> tuple[float, str]:
     """Judge ``memory``: each warp access of ``a`` and ``out`` is one contiguous run.
 
@@ -117,7 +143,8 @@ def _coalescing(part: Part, results: list) -> tuple[float, str]:
     be padded with extra coalesced accesses (re-reading rows hides a strided read), so the
     sectors are also held to those of one coalesced pass over the array
     (``one_pass_sectors``): a transpose moves each element once, and every extra access
-    only adds sectors.
+    only adds sectors. Before the totals, every instruction's requests are judged one by
+    one (``_strided_request``).
     """
     for r in sorted(results, key=lambda r: r.case.hidden):  # public cases can explain
         sectors = getattr(r.report, "sectors", None)
@@ -126,6 +153,8 @@ def _coalescing(part: Part, results: list) -> tuple[float, str]:
         if not sectors:  # the simulator lists every global array, touched or not
             return 0.0, f"{_where(r)}: no sector counts came back from the simulator"
         rows, cols = r.case.dims["rows"], r.case.dims["cols"]
+        if (why := _strided_request(r)) is not None:
+            return 0.0, why
         for key, what in (("a:load", "loads of a"), ("out:store", "stores to out")):
             s = sectors.get(key)
             if s is None or s["accesses"] == 0:

@@ -10,7 +10,9 @@ the block passes one barrier, and warp 0 adds those sums with shuffles again.
 Criteria of this exercise's own (``Part.judges``):
 
 * ``parallel``: no thread loads more than ``MAX_LOADS`` elements of ``x`` (one thread, or one
-  lane per warp, adding a slice alone loads dozens).
+  lane per warp, adding a slice alone loads dozens), and none makes more operations, or more
+  between two barriers, than pdc.grade.profile allows beside the model answer's (a lane that
+  gathers its warp's 32 values by 31 shuffles loads one element but makes 31 steps, not 5).
 * ``masks``: no "warp" finding. A shuffle whose mask leaves out a lane that executes it, or
   names a lane that never reaches it (a lane past the end of ``x`` that returned early, the
   lanes of warp 0 that skip its second stage), reads an undefined value on a GPU.
@@ -27,6 +29,7 @@ import math
 
 import numpy as np
 
+from pdc.grade import profile
 from pdc.grade.exercises.ex05_reduction import block_sum_spec
 from pdc.grade.judge import finding_lines
 from pdc.grade.sizes import edges_1d
@@ -151,12 +154,15 @@ def _spread(part: Part, results: list) -> tuple[float, str]:
     """Judge ``parallel``: every thread loads about one element; none walks the block alone.
 
     Counting global loads, not all memory operations, keeps exercise 5's tree (many shared
-    accesses per thread) a matter for ``registers`` alone.
+    accesses per thread) a matter for ``registers`` alone; operations per thread
+    (pdc.grade.profile) catch values gathered in registers by one lane.
     """
     for r in sorted(results, key=lambda r: r.case.hidden):
         loads = r.report.loads["x"]
         worst = int(loads.max()) if loads.size else 0
         if worst <= MAX_LOADS:
+            if (busy := profile.too_busy(part, r)) is not None:
+                return 0.0, busy
             continue
         if r.case.hidden:
             return 0.0, f"{_where(r)}: one thread does the work of many"
@@ -222,6 +228,8 @@ WARP_REDUCE = Exercise(
             boundaries=_BOUNDARIES,
             make=_make,
             reference=lambda a: {"partial": warp_reduce_spec(a["x"])},
+            model_ops=51,  # the model answer's busiest thread (pdc.grade.profile)
+            model_span=26,  # two warp stages of five shuffles, one barrier between
             points={
                 "public": 2,
                 "hidden": 2,
