@@ -32,7 +32,7 @@ NOT_COMPARED = {
     ("notebooks/04_cuda_from_python.ipynb", "relu_kernel"): _STUB,
     ("notebooks/04_cuda_from_python.ipynb", "scale_rows"): _STUB,
     ("notebooks/05_shared_memory_atomics.ipynb", "reverse_blocks"): _STUB,
-    ("notebooks/05_shared_memory_atomics.ipynb", "histogram"): _STUB,
+    ("notebooks/05_shared_memory_atomics.ipynb", "sign_counts"): _STUB,
     ("notebooks/05_shared_memory_atomics.ipynb", "warp_max"): _STUB,
     ("notebooks/04_cuda_from_python.ipynb", "count_racy"): (
         "a race on purpose: its result depends on the schedule"
@@ -70,10 +70,13 @@ INPUTS = {
     "relu_kernel": lambda r, ns: (2, 32, [_u(r, 50), _z(50)]),
     "scale_rows": lambda r, ns: ((2, 2), (16, 16), [_u(r, (20, 30)), _u(r, 20), _z(20, 30)]),
     "reverse_blocks": lambda r, ns: (3, _block(ns), [_u(r, 3 * _block(ns)), _z(3 * _block(ns))]),
-    "histogram": lambda r, ns: (
+    "sign_counts": lambda r, ns: (
         2,
         32,
-        [r.integers(0, 8, 300).astype(np.int32), _z(8, dtype=np.int32)],
+        [
+            np.where(r.random(300) < 0.2, 0, r.standard_normal(300)).astype(F32),
+            _z(3, dtype=np.int32),
+        ],
     ),
     "shift_left": lambda r, ns: (3, 64, [_u(r, 150), _z(150)]),
     "blur_debug": lambda r, ns: (2, 8, [_u(r, 16), _z(16)]),
