@@ -12,7 +12,8 @@ book/build.py copies every chapter and exercise through `copy_notebook`, which
   in JupyterLab and a picture: the cell's own plot or, failing that, the chapter's latest plot
   above it, and
 - gives an exercise page the figures of its solution's run that do not depend on the
-  student's code (a diagram of the problem), and
+  student's code (a diagram of the problem), and says under its title why the other outputs
+  are missing,
 - drops machine-readable data meant for the course's tools (vendor JSON mime types such as
   the measurement records the tests read), keeping the text shown beside it, and
 - inserts the book's note on how to run the notebook right under its title.
@@ -268,6 +269,30 @@ def figures_from_solution(cells: list[Any], solution_cells: list[Any]) -> int:
     return copied
 
 
+def figures_note(copied: int) -> str:
+    """What an exercise page says about its outputs, given how many figures it received.
+
+    Args:
+        copied: The figures :func:`figures_from_solution` gave the page.
+
+    Returns:
+        One markdown paragraph: every other output comes from the student's own code, so it
+        appears only when the notebook runs.
+    """
+    if copied < 0:
+        raise ValueError(f"[figures_note] expected a count of figures >= 0, got {copied}")
+    if copied == 0:
+        return (
+            "*This page shows the exercise as you receive it, without outputs: they come from "
+            "running the notebook with your code filled in.*"
+        )
+    if copied == 1:
+        shown = "the figure shown here does not depend on your code (it comes"
+    else:
+        shown = f"the {copied} figures shown here do not depend on your code (they come"
+    return f"*Outputs appear when you run the notebook; {shown} from a run of the model answer).*"
+
+
 def copy_notebook(src: Path, dest: Path, note: str, solution: Path | None = None) -> None:
     """Copy a notebook with its outputs, prepared for a static page.
 
@@ -276,13 +301,17 @@ def copy_notebook(src: Path, dest: Path, note: str, solution: Path | None = None
         dest: Where to write the copy.
         note: Markdown to insert right after the notebook's title.
         solution: For an exercise, its solution notebook: figures that do not depend on the
-            student's code are taken from there (see :func:`figures_from_solution`).
+            student's code are taken from there (see :func:`figures_from_solution`), and the
+            note gains a line on why the page shows no other outputs (:func:`figures_note`).
     """
     import nbformat
 
     nb = nbformat.read(src, as_version=4)
-    if solution is not None and solution.is_file():
-        figures_from_solution(nb.cells, nbformat.read(solution, as_version=4).cells)
+    if solution is not None:
+        copied = 0
+        if solution.is_file():
+            copied = figures_from_solution(nb.cells, nbformat.read(solution, as_version=4).cells)
+        note = f"{note}\n{figures_note(copied)}\n"
     at = 0
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown" and re.search(r"^# ", cell.source, re.M):

@@ -223,6 +223,38 @@ def test_exercise_pages_get_the_diagrams_but_never_the_model_answer():
     assert exercise[2]["outputs"] == [], "a figure of the student's function would show the answer"
 
 
+def test_exercise_pages_say_why_outputs_are_missing(tmp_path):
+    import nbformat
+
+    from tests.test_book import _load_build_module
+
+    nbcopy = _load_build_module().nbcopy
+    png = nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"})
+    exercise = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# Banks\n\nText."),
+            nbformat.v4.new_code_cell("draw()"),
+        ]
+    )
+    solution = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("draw()", outputs=[png])])
+    nbformat.write(exercise, tmp_path / "ex.ipynb")
+    for solution_cells, expected in (
+        (solution.cells, "the figure shown here"),
+        ([], "without outputs"),
+    ):
+        solution.cells = solution_cells
+        nbformat.write(solution, tmp_path / "sol.ipynb")
+        out = tmp_path / "page.ipynb"
+        nbcopy.copy_notebook(tmp_path / "ex.ipynb", out, "NOTE", solution=tmp_path / "sol.ipynb")
+        note = next(
+            c.source for c in nbformat.read(out, as_version=4).cells if c.get("id") == "book-note"
+        )
+        assert note.startswith("NOTE") and expected in note, note
+    assert "2 figures" in nbcopy.figures_note(2)
+    with pytest.raises(ValueError, match="figures_note"):
+        nbcopy.figures_note(-1)
+
+
 # ----------------------------------------------------------------------------- navigation
 
 
