@@ -42,7 +42,7 @@ def _tensor(spec: dict, inputs: Path):
 
 def main(job: dict, out: Path) -> None:
     """Compile the kernel, or run every case of the job; results go to ``out``."""
-    os.chdir(Path(job["inputs"]).parent)  # a child started ahead of its job began elsewhere
+    os.chdir(Path(job["inputs"]).parent)  # a fresh child may have started elsewhere
     os.environ["TRITON_CACHE_DIR"] = str(Path(job["inputs"]).parent / "triton-cache")
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     nonce = job["nonce"]
