@@ -42,7 +42,7 @@ def test_a_second_check_forks_from_the_same_zygotes_and_keeps_the_gate_verdict(m
     monkeypatch.setattr(warm, "_GATE", {})
     ex, part = exs.find_part("softmax_kernel", plugins=True)
     cells = _cells("12_triton_softmax")
-    warm.warm_soon(warm.LIMIT_S)
+    warm.warm_soon()
     first_pids = _zygotes()
     first = runner.grade_part(ex, part, cells, hidden=False)
     assert sorted(stages) == ["gate", "run"]

@@ -123,18 +123,11 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
             "[sim] numba's CUDA simulator is on in this process; "
             "run the kernel through pdc.sim (it uses a worker process)"
         )
-    import warnings
-
     from pdc.sim.typeonly import compile_types
 
-    with _LOCK:
-        _patch_device()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                cres = compile_types(pyfunc, tuple(argtypes), CC)
-        except Exception as e:  # numba's errors come in many classes; one line each
-            raise CompileError(_one_line(e)) from None
+    cres, error = _compiled(compile_types, pyfunc, tuple(argtypes), CC)
+    if error is not None:
+        raise CompileError(error)
     ta = cres.type_annotation
     code = pyfunc.__code__
     out = TypedIR(
@@ -163,19 +156,24 @@ def lowering_error(pyfunc, argtypes: tuple) -> str | None:
     (``(1).__class__``). The simulator asks this only when it stops on something it does not
     model, so that what numba-cuda refuses is reported as numba's refusal.
     """
-    import warnings
-
     from numba.cuda.compiler import compile_cuda
+
+    return _compiled(compile_cuda, python_function(pyfunc), None, tuple(argtypes), cc=CC)[1]
+
+
+def _compiled(compile_fn, *args, **kwargs) -> tuple[Any, str | None]:
+    """``compile_fn(*args, **kwargs)`` with numba-cuda's target set up for no device and its
+    warnings silenced: (result, None), or (None, the error in one line)."""
+    import warnings
 
     with _LOCK:
         _patch_device()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                compile_cuda(python_function(pyfunc), None, tuple(argtypes), cc=CC)
-        except Exception as e:  # numba's errors come in many classes
-            return _one_line(e)
-    return None
+                return compile_fn(*args, **kwargs), None
+        except Exception as e:  # numba's errors come in many classes; one line each
+            return None, _one_line(e)
 
 
 def def_line(code) -> int:

@@ -183,7 +183,6 @@ def check_kernel(kernel, name: str | None = None) -> None:
     ex, part = exs.find_part(name, plugins=True)
     if part.runner is not grade_part:
         raise ValueError(f"[grade.triton.check] expected a Triton exercise kernel, got {name!r}")
-    warm.enable()  # a notebook that checks once checks again: keep the zygotes
     result = grade_part(ex, part, _sources(kernel), hidden=False)
     print(summary(_public_only(part), result.verdicts))
     print("Public cases only: `pdc grade` adds hidden cases drawn when it runs.")

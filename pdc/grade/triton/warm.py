@@ -80,7 +80,7 @@ def run(job: dict, limit: float) -> str:
     return sandbox.finish_child(_start(job["stage"], limit, cwd), job, limit)
 
 
-def warm_soon(limit: float = LIMIT_S) -> None:
+def warm_soon() -> None:
     """Start both stages' zygotes now (in the background), so the first check finds them warm."""
     from pdc.grade import zygote
 
@@ -91,11 +91,6 @@ def warm_soon(limit: float = LIMIT_S) -> None:
             zygote.get(f"triton-{stage}", _prepare_line(stage))
         except OSError:
             return  # the check starts its own children and reports what fails
-
-
-def enable() -> None:
-    """Called by a notebook's check: keep the zygotes (started now if not yet)."""
-    warm_soon()
 
 
 def gate_key(text: str, spec: dict) -> str:

@@ -40,7 +40,14 @@ import numba
 import numpy as np
 
 from pdc.ring.engines.base import Engine, EngineOptions, Waker, join_worker
-from pdc.ring.engines.cpu_prims import compile_handler, cpu_primitives, loop_key, state_arg
+from pdc.ring.engines.cpu_prims import (
+    compile_handler,
+    cpu_primitives,
+    loop_key,
+    not_compiled,
+    state_arg,
+    stateful_handler,
+)
 from pdc.ring.engines.loop import Primitives, ignore_state, make_serve
 from pdc.ring.engines.shared_loop import (
     compile_entry,
@@ -72,9 +79,7 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
     key = (spec.function, spec.request, spec.reply, spec.state, *loop_key(options))
     loop = _LOOPS.get(key)
     if loop is None:
-        handler = compile_handler(spec)
-        if spec.state is None:
-            handler = numba.njit(nogil=True, inline="always")(ignore_state(handler))
+        handler = stateful_handler(spec)
         prims = cpu_primitives(options)
         loop = numba.njit(nogil=True)(make_serve(handler, prims, options.burst))
         # Compile now, on a throw-away ring that asks the loop to leave at once.
@@ -83,10 +88,7 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
         try:
             loop(*dummy.arrays(), 1, state_arg(spec.state))
         except numba.core.errors.NumbaError as exc:
-            raise TypeError(
-                f"[ring handler {spec.name}] numba cannot compile the handler for the cpu "
-                f"backend:\n{exc}"
-            ) from exc
+            raise not_compiled(spec, exc) from exc
         _LOOPS[key] = loop
     return loop
 

@@ -15,11 +15,18 @@ import numba
 import numpy as np
 
 from pdc.ring.engines.base import EngineOptions
-from pdc.ring.engines.loop import Primitives
+from pdc.ring.engines.loop import Primitives, ignore_state
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol.atomics import load_acquire, spin_hint, store_release
 
-__all__ = ["compile_handler", "cpu_primitives", "loop_key", "state_arg"]
+__all__ = [
+    "compile_handler",
+    "cpu_primitives",
+    "loop_key",
+    "not_compiled",
+    "state_arg",
+    "stateful_handler",
+]
 
 _libc = ctypes.CDLL(None)
 _sched_yield = _libc.sched_yield
@@ -48,6 +55,22 @@ def _select_nb(cond, a, b):
 def compile_handler(spec: HandlerSpec) -> Any:
     """Compile a validated handler with numba ``njit(nogil=True)`` (lazily, on first call)."""
     return numba.njit(nogil=True)(spec.build(select_impl=_select_nb, math_impl=math))
+
+
+def stateful_handler(spec: HandlerSpec) -> Any:
+    """``compile_handler(spec)`` taking a state record, whether the handler has one or not
+    (a handler without state ignores the loop's stand-in)."""
+    handler = compile_handler(spec)
+    if spec.state is None:
+        handler = numba.njit(nogil=True, inline="always")(ignore_state(handler))
+    return handler
+
+
+def not_compiled(spec: HandlerSpec, exc: Exception) -> TypeError:
+    """The error a cpu loop raises when numba refuses ``spec``'s handler."""
+    return TypeError(
+        f"[ring handler {spec.name}] numba cannot compile the handler for the cpu backend:\n{exc}"
+    )
 
 
 def _make_pause(spin: int, yield_every: int, max_sleep_us: int):

@@ -45,8 +45,14 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from pdc.ring.engines.base import EngineOptions
-from pdc.ring.engines.cpu_prims import compile_handler, cpu_primitives, loop_key, state_arg
-from pdc.ring.engines.loop import ignore_state, make_serve
+from pdc.ring.engines.cpu_prims import (
+    cpu_primitives,
+    loop_key,
+    not_compiled,
+    state_arg,
+    stateful_handler,
+)
+from pdc.ring.engines.loop import make_serve
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.handlers.state import check_state_dtype
 from pdc.ring.protocol import TERMINATE, Rings, check_message_dtype
@@ -136,17 +142,12 @@ def compile_entry(spec: HandlerSpec) -> Any:
     key = (spec.function, spec.request, spec.reply, spec.state)
     entry = _ENTRIES.get(key)
     if entry is None:
-        handler = compile_handler(spec)
-        if spec.state is None:
-            handler = numba.njit(nogil=True, inline="always")(ignore_state(handler))
+        handler = stateful_handler(spec)
         state = state_arg(spec.state).dtype
         try:
             entry = numba.cfunc(ENTRY_SIGNATURE)(_entry(handler, spec.request, spec.reply, state))
         except numba.core.errors.NumbaError as exc:
-            raise TypeError(
-                f"[ring handler {spec.name}] numba cannot compile the handler for the cpu "
-                f"backend:\n{exc}"
-            ) from exc
+            raise not_compiled(spec, exc) from exc
         _ENTRIES[key] = entry
     return entry
 
