@@ -27,6 +27,14 @@ from pdc.grade.judge import Verdict
 SUBMISSION_FILE = "submission.json"
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a batch; ``graded`` holds the submissions finished before it."""
+
+    def __init__(self, graded: list[Submission], total: int) -> None:
+        super().__init__(f"{len(graded)} of {total} submissions graded")
+        self.graded, self.total = graded, total
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     """``"i/n"`` -> (i, n) with 1 <= i <= n.
 
@@ -121,13 +129,21 @@ def grade_all(
         if on_done is not None:
             on_done(sub)
         return [sub]
+    from pdc.grade import sandbox
+
+    sandbox.resume()
     out: list[Submission | None] = [None] * len(paths)
     lock = threading.Lock()
+    stop = threading.Event()
     bar = tqdm(total=len(paths), unit="student", disable=None if progress else True)
 
     def work(k: int) -> None:
+        if stop.is_set():
+            return
         sub = grade_one(paths[k], jobs=1, **kwargs)
         with lock:
+            if stop.is_set():  # graded while its children were being stopped: not a result
+                return
             out[k] = sub
             bar.update(1)
             if on_done is not None:
@@ -136,8 +152,18 @@ def grade_all(
                 bar.refresh()
 
     with bar, ThreadPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-        for f in [pool.submit(work, k) for k in range(len(paths))]:
-            f.result()
+        try:
+            for f in [pool.submit(work, k) for k in range(len(paths))]:
+                f.result()
+        except KeyboardInterrupt:
+            # Students not started are not graded; those running lose their children at
+            # once (instead of the pool waiting for each to finish), and their results
+            # are not kept: only the ones finished before Ctrl-C count.
+            with lock:
+                stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            sandbox.stop_all()
+            raise Interrupted([s for s in out if s is not None], len(paths)) from None
     return [s for s in out if s is not None]
 
 

@@ -18,6 +18,8 @@ exit status:
      short, not a notebook) or a PATH does not exist: that exercise scores 0 with the reason,
      and every report and the CSV are written all the same
   2  the command itself is wrong (unknown option or exercise, bad --shard): nothing graded
+  130  Ctrl-C on several submissions: those finished before it have their reports, CSV rows
+     and class report; the rest are not graded (their grading children are stopped)
 """
 
 
@@ -162,15 +164,24 @@ def main(argv: list[str] | None = None) -> int:
         if args.out_dir:  # written as each student finishes: a killed run keeps them
             batch.write_outputs(sub, args.out_dir / sub.name)
 
-    subs = batch.grade_all(
-        paths,
-        jobs=args.jobs,
-        on_done=done,
-        only=args.exercise,
-        seed=args.seed,
-        timeout=args.timeout or DEFAULT_TIMEOUT_S,
-        hidden=not args.no_hidden,
-    )
+    try:
+        subs = batch.grade_all(
+            paths,
+            jobs=args.jobs,
+            on_done=done,
+            only=args.exercise,
+            seed=args.seed,
+            timeout=args.timeout or DEFAULT_TIMEOUT_S,
+            hidden=not args.no_hidden,
+        )
+    except batch.Interrupted as e:
+        print(
+            f"pdc grade: interrupted: {len(e.graded)} of {e.total} submissions graded "
+            "(their reports, CSV rows and class report are written); run again for the rest",
+            file=sys.stderr,
+        )
+        _finish(e.graded, args.csv, args.report, args.quiet)
+        return 130
     if args.json and subs:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         import json

@@ -17,12 +17,45 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 MEMORY_LIMIT_BYTES = 3 * 1024**3
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # fresh children that may still run
+_STOPPING = threading.Event()
+
+
+class Stopped(RuntimeError):
+    """Grading was interrupted (``stop_all``): no child starts."""
+
+
+def stop_all() -> None:
+    """Stop every grading child of this process and start no new one (Ctrl-C on a batch).
+
+    Fresh children are killed with their process groups, and the zygotes are closed, which
+    kills their forks; a grader thread waiting on one then gets its "stopped" answer at once
+    instead of the kernel's. ``resume`` lets grading start again.
+    """
+    from pdc.grade import zygote
+
+    _STOPPING.set()
+    for proc in list(_LIVE):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    zygote.close_all()
+
+
+def resume() -> None:
+    """Allow children again after ``stop_all``."""
+    _STOPPING.clear()
+
+
 #: The folder that holds the pdc package (put on a child's ``sys.path``).
 PDC_ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -136,12 +169,14 @@ def start_child(
         prepare: A Python statement the child runs after its limits are set and before it
             reads its job (imports a job will need: a child started ahead of its job).
     """
+    if _STOPPING.is_set():
+        raise Stopped("[grade] grading was interrupted: no kernel is run")
     boot = (
         f"import sys; sys.path.insert(0, {PDC_ROOT!r}); "
         f"from pdc.grade.sandbox import limits; limits({float(timeout)!r}, {bool(gpu)!r})(); "
         f"{prepare + '; ' if prepare else ''}from pdc.grade.child import main; main()"
     )
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         [sys.executable, "-I", "-c", boot],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
@@ -150,6 +185,8 @@ def start_child(
         env=child_env(gpu),
         start_new_session=True,
     )
+    _LIVE.add(proc)
+    return proc
 
 
 def finish_child(proc: subprocess.Popen, job: dict, timeout: float) -> str:

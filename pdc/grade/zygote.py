@@ -281,6 +281,10 @@ _POOL_LOCK = threading.Lock()
 
 def get(name: str, prepare: str) -> Zygote:
     """The running zygote ``name`` (started with ``prepare`` when there is none)."""
+    from pdc.grade import sandbox
+
+    if sandbox._STOPPING.is_set():
+        raise ZygoteError("grading was interrupted")
     with _POOL_LOCK:
         z = _POOL.get(name)
         if z is None or not z.alive():
