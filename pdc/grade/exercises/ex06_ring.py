@@ -538,13 +538,29 @@ def _cases_come_from_runner(*_args):
     )
 
 
-def _warm() -> None:
-    """Compile the shared cpu loop for this exercise's messages: each run then compiles only
-    the student's handler (pdc.ring.engines.shared_loop)."""
-    from pdc.ring import EngineOptions
-    from pdc.ring.engines.cpu import precompile_shared_loop
+def _warm_handler(req, rep, state):
+    rep.count = state.count + req.x
 
-    precompile_shared_loop(REQUEST, REPLY, STATE, EngineOptions(shared_loop=True))
+
+def _warm() -> None:
+    """Compile what every run of this exercise compiles besides the student's handler: the
+    shared cpu loop for its messages (pdc.ring.engines.shared_loop), the readers of its three
+    record types and the compiled ``call`` of its rings (pdc.ring.host.fast), by building,
+    never launching, a kernel of a trivial handler: no thread is started."""
+    import gc
+
+    from pdc.ring import EngineOptions, ring_kernel
+    from pdc.ring.engines.cpu import precompile_shared_loop
+    from pdc.ring.host.kernel import RingKernel
+
+    options = EngineOptions(shared_loop=True)
+    precompile_shared_loop(REQUEST, REPLY, STATE, options)
+    kdef = ring_kernel(
+        "warm_detect", request=REQUEST, reply=REPLY, state=STATE, queue_size=QUEUE_SIZE
+    )(_warm_handler)
+    kernel = RingKernel(kdef, "cpu", options)
+    del kernel
+    gc.collect()  # its doorbell's pipe closed before any fork
 
 
 RING = spec.Exercise(

@@ -111,6 +111,39 @@ class Trace:
         return (active & ~bad).reshape(np.shape(ptrs))
 
 
+def _patching_once(patch_builtin):
+    """Triton's ``_patch_builtin``, listing each package's builtins once, not per call.
+
+    The interpreter re-patches ``triton.language`` on every call of a ``@triton.jit``
+    function from a kernel (a reduction's combine function, ``tl.cdiv``), and each patch
+    walks the package with ``inspect.getmembers``: about a third of a softmax's or a
+    matmul's interpreted time. The builtins of a package do not change, so they are listed
+    on the first patch (made before anything is patched, at a launch) and each later patch
+    replaces those still in place, as the original does.
+    """
+    import inspect
+
+    import triton.language as tl
+    from triton.runtime import interpreter as it
+
+    builtins: dict = {}
+
+    def patch(pkg, builder, scope):
+        found = builtins.get(pkg)
+        if found is None:
+            found = builtins[pkg] = [
+                (name, member)
+                for name, member in inspect.getmembers(pkg)
+                if tl.core.is_builtin(member)
+            ]
+        for name, member in found:
+            if getattr(pkg, name, None) is member:
+                it._patch_attr(pkg, name, member, builder, scope)
+
+    patch.__wrapped__ = patch_builtin
+    return patch
+
+
 @contextmanager
 def tracing(trace: Trace):
     """Route the interpreter's loads and stores through ``trace`` while the block runs."""
@@ -132,6 +165,8 @@ def tracing(trace: Trace):
         return store(self, ptrs, value, it.TensorHandle(keep, tl.int1), *rest)
 
     builder.create_masked_load, builder.create_masked_store = masked_load, masked_store
+    patch_builtin = it._patch_builtin
+    it._patch_builtin = _patching_once(patch_builtin)
     # Without debug, Triton drops device assertions, and with them the int32 overflow checks
     # of every integer add, sub and mul; the interpreter still computes each check (in int64)
     # before it drops the assertion: over half its time on a matmul. Skip the unused work.
@@ -142,4 +177,5 @@ def tracing(trace: Trace):
         yield trace
     finally:
         builder.create_masked_load, builder.create_masked_store = load, store
+        it._patch_builtin = patch_builtin
         it.interpreter_builder.options = options
