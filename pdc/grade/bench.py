@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         argv2 = ["--class", str(work / "class"), "--out-dir", str(out), "-q"]
         argv2 += ["--csv", str(work / "scores.csv"), "--report", str(work / "class.html")]
         argv2 += ["--seed", str(args.seed)] + (["--jobs", str(args.jobs)] if args.jobs else [])
-        t0 = time.perf_counter()
+        t0, start = time.perf_counter(), time.time()
         status = cli.main(argv2)
         wall = time.perf_counter() - t0
         subs = batch.read_outputs([out])
@@ -135,6 +135,19 @@ def main(argv: list[str] | None = None) -> int:
             f"{os.cpu_count()} CPUs)"
         )
         print(f"linear extrapolation to 300 students: {wall / len(kinds) * 300 / 60:.1f} min")
+        done = sorted(
+            (out / n / "results.json").stat().st_mtime - start
+            for n in kinds
+            if (out / n / "results.json").is_file()
+        )
+        if len(done) >= 4:
+            # The first results pay the one-off start (imports, warm zygotes); later ones
+            # come at the class's steady rate.
+            steady = (done[-1] - done[0]) / (len(done) - 1)
+            print(
+                f"first result after {done[0]:.1f} s, then {steady:.2f} s per student: "
+                f"{(done[0] + 299 * steady) / 60:.1f} min for 300 students"
+            )
         return 0 if with_result == len(kinds) else 1
     finally:
         if tmp:
