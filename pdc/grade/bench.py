@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import re
+import secrets
 import shutil
 import sys
 import tempfile
@@ -70,7 +71,8 @@ def make_distinct(folder: Path, tag: str) -> None:
     """Give every function in the notebooks of ``folder`` a comment line naming ``tag``.
 
     Students' kernels differ from each other; copies of one solution would let every cache
-    keyed by source text (the compile gates' verdicts) answer all but the first student.
+    keyed by source text (the compile gates' verdicts, kept in memory and on disk) answer all
+    but the first student.
     """
     for nb in folder.glob("*.ipynb"):
         try:
@@ -100,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--distinct",
         action="store_true",
-        help="a comment naming the student in every function: no two students' sources alike",
+        help="a comment naming the student and this run in every function: no two students' "
+        "sources alike, none seen by an earlier run",
     )
     ap.add_argument("--keep", type=Path, metavar="DIR", help="build the class here and keep it")
     args = ap.parse_args(argv)
@@ -113,8 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         kinds = build_class(work / "class", args.students)
         if args.distinct:
+            # A tag new to this run: verdicts kept on disk by an earlier run answer nothing.
+            run = secrets.token_hex(4)
             for name in kinds:
-                make_distinct(work / "class" / name, name)
+                make_distinct(work / "class" / name, f"{name} {run}")
         out = work / "reports"
         argv2 = ["--class", str(work / "class"), "--out-dir", str(out), "-q"]
         argv2 += ["--csv", str(work / "scores.csv"), "--report", str(work / "class.html")]

@@ -3,7 +3,8 @@
 Each graded kernel, with the device functions, imports and constants the grader extracted
 (pdc.grade.source), is written out as a module (``module_text``). numba-cuda compiles it to
 PTX for sm_80 with the argument types of the exercise's public cases (pdc.ptx, in a separate
-process, no GPU needed; one process compiles every kernel of a submission), and the grader's
+process, no GPU needed; one process compiles every kernel of a submission, forked from a warm
+zygote where there is one), and the grader's
 child process defines the same module and runs the kernel's typed IR on pdc.sim. So what
 numba refuses in the notebook it refuses here, in its own words, and what it compiles runs.
 """
@@ -83,7 +84,9 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
             # One compiling process: a class grades students side by side, and a single
             # submission simulates its kernels while they compile (a second process
             # would import numba again, a second of CPU, to save little).
-            builds = compile_many(todo, ccs=(CC,), timeout=COMPILE_TIMEOUT_S, workers=1)
+            builds = _compile_warm(todo)
+            if builds is None:
+                builds = compile_many(todo, ccs=(CC,), timeout=COMPILE_TIMEOUT_S, workers=1)
         except CompilerMissing:
             return {key: None for key, *_ in jobs}
         for (h, *_), b in zip(todo, builds):
@@ -94,6 +97,45 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
         ok, error = _CACHE[h]
         out[key] = None if ok else error
     return out
+
+
+_PREPARE = "from pdc.ptx.worker import warm; warm()"
+
+
+def _compile_warm(todo: list) -> list | None:
+    """``compile_many(todo)`` in a fork of the gate's zygote (pdc.grade.zygote), which has
+    imported numba-cuda and loaded NVVM once: a class pays that second once, not once per
+    student. None where zygotes are off or the zygote could not fork (nothing ran).
+
+    Raises:
+        CompilerMissing: If NVIDIA's compiler wheels are not installed.
+    """
+    import pickle
+
+    from pdc.grade import sandbox, zygote
+    from pdc.ptx.compile import builds_from, job_specs
+
+    if not zygote.enabled():
+        return None
+    specs = job_specs(todo, (CC,))
+    with sandbox.workspace() as ws:
+        (ws.inputs / "jobs.pkl").write_bytes(pickle.dumps(specs))
+        job = {"entry": "pdc.ptx.worker:fork_main", "nonce": ws.nonce}
+        job.update(inputs=str(ws.inputs), outdir=str(ws.out))
+        try:
+            note = zygote.get("gate", _PREPARE).run(job, ws.root, COMPILE_TIMEOUT_S)
+        except zygote.ZygoteError:
+            return None
+        results = []
+        try:
+            for line in (ws.out / "builds.jsonl").read_text().splitlines():
+                r = json.loads(line)
+                if isinstance(r, dict) and r.get("nonce") == ws.nonce:
+                    results.append(r)
+        except (OSError, ValueError):
+            pass
+    failure = f"the compiling process stopped: {note}" if note else "numba could not compile it"
+    return builds_from(specs, results, failure)
 
 
 _VERSION = "4"  # bump when what the gate accepts changes (pdc.ptx.worker's rules)

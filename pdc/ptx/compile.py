@@ -230,6 +230,37 @@ def _start_worker(specs: list[dict]) -> tuple[subprocess.Popen, Any]:
     return proc, errfile
 
 
+def job_specs(jobs: Iterable[Job | dict], ccs: Sequence[tuple[int, int]]) -> list[dict]:
+    """The worker's job dicts for ``jobs`` (as :func:`compile_many` takes them), ids 0, 1..."""
+    return _normalise(jobs, ccs)
+
+
+def builds_from(specs: list[dict], results: Iterable[dict], failure: str) -> list[Build]:
+    """One :class:`Build` per spec and capability from a worker's result lines
+    (pdc.ptx.worker), ``ptxas`` run on each PTX; a build with no line fails with ``failure``.
+
+    Raises:
+        CompilerMissing: If NVIDIA's compiler wheels are not installed.
+    """
+    ptxas = find_ptxas()
+    found: dict[tuple[int, tuple], dict] = {}
+    for r in results:
+        found[(r["id"], tuple(r["cc"]))] = r
+    out = []
+    for spec in specs:
+        for cc in spec["ccs"]:
+            b = Build(spec["name"], cc, where=spec.get("where", ""))
+            r = found.get((spec["id"], cc))
+            if r is None:
+                b.error = failure
+            else:
+                b.ptx, b.seconds = r.get("ptx", ""), r.get("seconds", 0.0)
+                b.error, b.error_full = r.get("error", ""), r.get("full", "")
+                b = assemble(b, ptxas)
+            out.append(b)
+    return out
+
+
 def _assemble_and_finish(finish: Callable, b: Build, ptxas: str, t0: float) -> Build:
     return finish(assemble(b, ptxas), t0)
 

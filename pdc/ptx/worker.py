@@ -209,6 +209,53 @@ def main() -> int:
     return 0
 
 
+# A kernel as a gate's job compiles it: the warm-up of pdc.grade.gate's zygote.
+_WARM_UP = """from numba import cuda
+
+
+@cuda.jit
+def warm_up(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1.0
+"""
+
+
+def warm() -> None:
+    """Run once in a process that will fork compiling children (pdc.grade.gate's zygote):
+    numba-cuda imported and NVVM loaded by one small compile, so each fork only compiles."""
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    job = {"kind": "source", "id": "warm", "name": "warm_up", "source": _WARM_UP}
+    job.update(kernel="warm_up", args=[("type", "float32[::1]")])
+    fn, argtypes = _load(job)
+    for _ in _compile(fn, argtypes, [(8, 0)], _WARM_UP):
+        pass
+
+
+def fork_main(job: dict, out: Any) -> None:
+    """In a fork of a warm process (pdc.grade.zygote): compile the jobs of
+    ``inputs/jobs.pkl`` as ``main`` does, one JSON line per job and capability in
+    ``out/builds.jsonl``, each with the job's nonce."""
+    from pathlib import Path
+
+    nonce = job["nonce"]
+    jobs = pickle.loads((Path(job["inputs"]) / "jobs.pkl").read_bytes())
+    with open(Path(out) / "builds.jsonl", "w") as f:
+        for spec in jobs:
+            ccs = [tuple(cc) for cc in spec["ccs"]]
+            _patch(ccs[0])
+            try:
+                fn, argtypes = _load(spec)
+            except Exception as exc:
+                error, full = _failure(exc, spec.get("source", ""))
+                results = [{"cc": cc, "error": error, "full": full} for cc in ccs]
+            else:
+                results = list(_compile(fn, argtypes, ccs, spec.get("source", "")))
+            for result in results:
+                f.write(json.dumps({**result, "id": spec["id"], "nonce": nonce}) + "\n")
+            f.flush()
+
+
 if __name__ == "__main__":
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     sys.exit(main())

@@ -91,6 +91,7 @@ def compile_types(pyfunc, argtypes: tuple, cc: tuple[int, int]) -> Any:
     from numba.cuda.core.callconv import CUDACallConv
     from numba.cuda.core.compiler_lock import global_compiler_lock
     from numba.cuda.descriptor import cuda_target
+
     flags = _flags_class()()
     flags.no_compile = True
     flags.no_cpython_wrapper = True
