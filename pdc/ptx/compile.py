@@ -250,12 +250,12 @@ def builds_from(specs: list[dict], results: Iterable[dict], failure: str) -> lis
     for spec in specs:
         for cc in spec["ccs"]:
             b = Build(spec["name"], cc, where=spec.get("where", ""))
-            r = found.get((spec["id"], cc))
-            if r is None:
+            got = found.get((spec["id"], cc))
+            if got is None:
                 b.error = failure
             else:
-                b.ptx, b.seconds = r.get("ptx", ""), r.get("seconds", 0.0)
-                b.error, b.error_full = r.get("error", ""), r.get("full", "")
+                b.ptx, b.seconds = got.get("ptx", ""), got.get("seconds", 0.0)
+                b.error, b.error_full = got.get("error", ""), got.get("full", "")
                 b = assemble(b, ptxas)
             out.append(b)
     return out

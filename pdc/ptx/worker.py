@@ -225,8 +225,8 @@ def warm() -> None:
     """Run once in a process that will fork compiling children (pdc.grade.gate's zygote):
     numba-cuda imported and NVVM loaded by one small compile, so each fork only compiles."""
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
-    job = {"kind": "source", "id": "warm", "name": "warm_up", "source": _WARM_UP}
-    job.update(kernel="warm_up", args=[("type", "float32[::1]")])
+    job: dict[str, Any] = {"kind": "source", "id": "warm", "name": "warm_up"}
+    job.update(source=_WARM_UP, kernel="warm_up", args=[("type", "float32[::1]")])
     fn, argtypes = _load(job)
     for _ in _compile(fn, argtypes, [(8, 0)], _WARM_UP):
         pass
