@@ -33,9 +33,11 @@ def _warm_the_simulator() -> None:
 
     if real_cuda_available():
         return  # pdc.sim runs in this process: no worker to start
+    from pdc.grade import gate
     from pdc.sim import remote
 
     remote.warm_soon()
+    gate.warm_soon()  # check() compiles each new kernel for a GPU first
 
 
 _warm_the_simulator()

@@ -102,6 +102,22 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
 _PREPARE = "from pdc.ptx.worker import warm; warm()"
 
 
+def warm_soon() -> None:
+    """Start the gate's zygote now (it imports numba-cuda and loads NVVM in the background),
+    so that the first ``check()`` of a notebook finds it warm."""
+    from pdc.grade import zygote
+    from pdc.ptx import CompilerMissing
+    from pdc.ptx.build import find_ptxas
+
+    if not zygote.enabled():
+        return
+    try:
+        find_ptxas()
+        zygote.get("gate", _PREPARE)
+    except (CompilerMissing, OSError, zygote.ZygoteError):
+        return  # the first check compiles the way it can and reports what fails
+
+
 def _compile_warm(todo: list) -> list | None:
     """``compile_many(todo)`` in a fork of the gate's zygote (pdc.grade.zygote), which has
     imported numba-cuda and loaded NVVM once: a class pays that second once, not once per
