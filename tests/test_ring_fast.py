@@ -128,11 +128,11 @@ def test_an_interrupt_right_after_the_compiled_call_puts_its_reply_in_the_stash(
     with RingKernelRuntime(backend="cpu") as rt:
         k = rt.launch(kernel())
         real = k.call.__globals__["_q_entry"]
+        # Poll as long as it takes (a loaded machine may not run the loop at once).
+        k._fast.polls = 10**10
 
-        def interrupted(d, lane, corr, polls, *values):
-            # Poll as long as it takes (a loaded machine may not run the loop at once):
-            # the reply comes back from the compiled call, then the signal lands.
-            real(d, lane, corr, 10**10, *values)
+        def interrupted(*args):
+            real(*args)  # the reply comes back from the compiled call, then the signal lands
             raise KeyboardInterrupt
 
         stashed = 0
@@ -209,12 +209,15 @@ def test_the_compiled_call_keeps_off_the_rings_while_a_general_producer_works():
         k.call(x=1.0, k=1, u=1, timeout=60)
         before, submitted = k._words[D_NEXT], k.telemetry().submitted
         k._words[D_SENDING] = 1
-        r = fast.call(fast.addr, NORMAL, 0, fast.polls, 2.0, 2, 2)
+        r = fast.call(fast.arg(NORMAL), 2.0, 2, 2)
         assert r[0] == -3 and k._words[D_NEXT] == before
         assert k.telemetry().submitted == submitted
         # The caller that holds the producer lock itself passes ``locked`` and goes on.
-        r = fast.call(fast.addr, NORMAL, 1, 10**10, 2.0, 2, 2)
+        polls, fast.polls = fast.polls, 10**10
+        r = fast.call(fast.arg(NORMAL, locked=True), 2.0, 2, 2)
+        fast.polls = polls
         assert r[:2] == (2, before) and k._words[D_NEXT] == before + 1
+        assert r[3] == (4.0, 2, 3)  # the reply's fields, in one tuple
         fast.words[fast.HELD] = 0
         k.received += 1
         # A flag left raised (a producer interrupted at its very first line) costs only
@@ -232,7 +235,7 @@ def test_the_compiled_call_keeps_off_the_rings_while_a_general_producer_works():
         while not (k._send_lock.locked() and k._words[D_SENDING]) and time.monotonic() < deadline:
             time.sleep(0.001)
         assert k._words[D_SENDING] == 1
-        r = fast.call(fast.addr, NORMAL, 0, fast.polls, 4.0, 4, 4)
+        r = fast.call(fast.arg(NORMAL), 4.0, 4, 4)
         assert r[0] == -3
         k.activate()
         blocked.join(timeout=60)
