@@ -55,13 +55,13 @@ _MISSING = _Required()
 _SOURCE = """\
 def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NORMAL, **_q_extra):
     if priority is _q_NORMAL:  # the default, the same object: no lookup
-        _q_lane = _q_NORMAL_LANE
+        _q_arg = _q_NORMAL_ARG
     elif _q_type(priority) is _q_str or _q_type(priority) is _q_int:
-        _q_lane = _q_LANES.get(priority)
+        _q_arg = _q_LANES.get(priority)
     else:
-        _q_lane = None
+        _q_arg = None
     _q_code = -1 if (
-        message is not None or _q_extra or _q_lane is None or {not_plain}
+        message is not None or _q_extra or _q_arg is None or {not_plain}
         or not (timeout is None or (_q_type(timeout) is _q_int and timeout >= 0)
                 or (_q_type(timeout) is _q_float and 0.0 <= timeout < _q_INF))
     ) else 0
@@ -76,7 +76,7 @@ def call(message=None, /, *, {params}, timeout=None, check=True, priority=_q_NOR
                     _q_code = -2
                 else:
                     try:
-                        _q_code, _q_corr, _q_status, _q_vals = _q_entry(_q_lane, {args})
+                        _q_code, _q_corr, _q_status, _q_vals = _q_entry(_q_arg, {args})
                         if _q_code == 2:  # replied: off the ring, held until handed out
                             # Reply's fields stored here: no __init__ frame (a tenth of a call).
                             _q_reply = _q_new(_q_Reply)
@@ -217,7 +217,7 @@ def make_call(consumer: Consumer, fast: FastCall) -> Any:
         # The compiled call's first argument for each lane (``FastCall.arg``).
         "_q_LANES": {p: fast.arg(lane) for p, lane in lanes.items()},
         "_q_NORMAL": "normal",
-        "_q_NORMAL_LANE": fast.arg(NORMAL),
+        "_q_NORMAL_ARG": fast.arg(NORMAL),
         "_q_type": type,
         "_q_str": str,
         "_q_int": int,
