@@ -94,6 +94,44 @@ def test_python_handlers_take_the_generic_path():
         assert k.call(x=1.0, k=2, u=3).u == 4
 
 
+def test_the_quick_call_holds_the_consumer_lock_while_it_works_on_the_rings():
+    """It enters the kernel's consumer lock (through the lock's own bound methods): a call
+    made while another thread holds that lock waits for it, and every way out frees it."""
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel())
+        seen: list = []
+        real = k.call.__globals__["_q_entry"]
+
+        def entry(*args):
+            seen.append(k._recv_lock.locked())
+            return real(*args)
+
+        k.call.__globals__["_q_entry"] = entry
+        assert k.call(x=1.0, k=1, u=1, timeout=60).k == 1
+        assert seen == [True] and not k._recv_lock.locked()
+        k._recv_lock.acquire()
+        out: list = []
+        t = threading.Thread(target=lambda: out.append(k.call(x=2.0, k=2, u=2, timeout=60)))
+        t.start()
+        t.join(0.2)  # not a timing: however slow the machine, the lock is still held
+        assert out == [] and seen == [True]
+        k._recv_lock.release()
+        t.join(60)
+        assert out[0].k == 2 and seen == [True, True] and not k._recv_lock.locked()
+
+        def interrupted(*args):
+            raise KeyboardInterrupt
+
+        k.call.__globals__["_q_entry"] = interrupted
+        with pytest.raises(KeyboardInterrupt):
+            k.call(x=3.0, k=3, u=3, timeout=60)
+        assert not k._recv_lock.locked()
+        k.call.__globals__["_q_entry"] = real
+        assert k.call(x=4.0, k=4, u=4, timeout=60).k == 4
+        t = k.telemetry()
+    assert (t.submitted, t.received, t.in_flight) == (3, 3, 0)
+
+
 def test_threads_calling_at_once_get_their_own_replies():
     n, threads = 3000, 3
     out: list[list] = [[] for _ in range(threads)]
