@@ -94,6 +94,44 @@ def test_python_handlers_take_the_generic_path():
         assert k.call(x=1.0, k=2, u=3).u == 4
 
 
+def test_the_quick_call_holds_the_consumer_lock_while_it_works_on_the_rings():
+    """It enters the kernel's consumer lock (through the lock's own bound methods): a call
+    made while another thread holds that lock waits for it, and every way out frees it."""
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kernel())
+        seen: list = []
+        real = k.call.__globals__["_q_entry"]
+
+        def entry(*args):
+            seen.append(k._recv_lock.locked())
+            return real(*args)
+
+        k.call.__globals__["_q_entry"] = entry
+        assert k.call(x=1.0, k=1, u=1, timeout=60).k == 1
+        assert seen == [True] and not k._recv_lock.locked()
+        k._recv_lock.acquire()
+        out: list = []
+        t = threading.Thread(target=lambda: out.append(k.call(x=2.0, k=2, u=2, timeout=60)))
+        t.start()
+        t.join(0.2)  # not a timing: however slow the machine, the lock is still held
+        assert out == [] and seen == [True]
+        k._recv_lock.release()
+        t.join(60)
+        assert out[0].k == 2 and seen == [True, True] and not k._recv_lock.locked()
+
+        def interrupted(*args):
+            raise KeyboardInterrupt
+
+        k.call.__globals__["_q_entry"] = interrupted
+        with pytest.raises(KeyboardInterrupt):
+            k.call(x=3.0, k=3, u=3, timeout=60)
+        assert not k._recv_lock.locked()
+        k.call.__globals__["_q_entry"] = real
+        assert k.call(x=4.0, k=4, u=4, timeout=60).k == 4
+        t = k.telemetry()
+    assert (t.submitted, t.received, t.in_flight) == (3, 3, 0)
+
+
 def test_threads_calling_at_once_get_their_own_replies():
     n, threads = 3000, 3
     out: list[list] = [[] for _ in range(threads)]
@@ -128,11 +166,11 @@ def test_an_interrupt_right_after_the_compiled_call_puts_its_reply_in_the_stash(
     with RingKernelRuntime(backend="cpu") as rt:
         k = rt.launch(kernel())
         real = k.call.__globals__["_q_entry"]
+        # Poll as long as it takes (a loaded machine may not run the loop at once).
+        k._fast.polls = 10**10
 
-        def interrupted(d, lane, corr, polls, *values):
-            # Poll as long as it takes (a loaded machine may not run the loop at once):
-            # the reply comes back from the compiled call, then the signal lands.
-            real(d, lane, corr, 10**10, *values)
+        def interrupted(*args):
+            real(*args)  # the reply comes back from the compiled call, then the signal lands
             raise KeyboardInterrupt
 
         stashed = 0
@@ -209,12 +247,15 @@ def test_the_compiled_call_keeps_off_the_rings_while_a_general_producer_works():
         k.call(x=1.0, k=1, u=1, timeout=60)
         before, submitted = k._words[D_NEXT], k.telemetry().submitted
         k._words[D_SENDING] = 1
-        r = fast.call(fast.addr, NORMAL, 0, fast.polls, 2.0, 2, 2)
+        r = fast.call(fast.arg(NORMAL), 2.0, 2, 2)
         assert r[0] == -3 and k._words[D_NEXT] == before
         assert k.telemetry().submitted == submitted
         # The caller that holds the producer lock itself passes ``locked`` and goes on.
-        r = fast.call(fast.addr, NORMAL, 1, 10**10, 2.0, 2, 2)
+        polls, fast.polls = fast.polls, 10**10
+        r = fast.call(fast.arg(NORMAL, locked=True), 2.0, 2, 2)
+        fast.polls = polls
         assert r[:2] == (2, before) and k._words[D_NEXT] == before + 1
+        assert r[3] == (4.0, 2, 3)  # the reply's fields, in one tuple
         fast.words[fast.HELD] = 0
         k.received += 1
         # A flag left raised (a producer interrupted at its very first line) costs only
@@ -232,7 +273,7 @@ def test_the_compiled_call_keeps_off_the_rings_while_a_general_producer_works():
         while not (k._send_lock.locked() and k._words[D_SENDING]) and time.monotonic() < deadline:
             time.sleep(0.001)
         assert k._words[D_SENDING] == 1
-        r = fast.call(fast.addr, NORMAL, 0, fast.polls, 4.0, 4, 4)
+        r = fast.call(fast.arg(NORMAL), 4.0, 4, 4)
         assert r[0] == -3
         k.activate()
         blocked.join(timeout=60)

@@ -111,7 +111,6 @@ def test_ctrl_c_at_every_check_point_of_every_sync_operation_loses_nothing(share
         k = rt.launch(ring_kernel(kernel_id="irq", request=REQ, reply=REP, queue_size=8)(work))
         led = Ledger(k)
         k._fast.polls = 10**10  # the compiled call waits for its reply: no timing in it
-        k.call.__globals__["_q_polls"] = 10**10
 
         def quick_call():
             return k.call(x=1.0, k=led.tag(), timeout=60)

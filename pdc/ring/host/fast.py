@@ -4,13 +4,13 @@ From Python, ``send`` and ``receive`` cost microseconds (struct packing, memoryv
 reply's bookkeeping) while the ring loop itself answers in a fraction of one. For each
 pair of message dtypes this module generates a numba ``njit`` function
 
-    ``call(d, lane, locked, polls, v0, v1, ...) -> (code, corr, status, r0, r1, ...)``
+    ``call(dl, v0, v1, ...) -> (code, corr, status, (r0, r1, ...))``
 
 that does the host side of the protocol in compiled code: it takes the message's
 correlation id from the descriptor, writes the request slot, release-stores the lane's
-head, polls the reply head up to ``polls`` times and, when the next reply is this
+head, polls the reply head up to ``d[D_POLLS]`` times and, when the next reply is this
 message's, reads it and frees its slot. ``code`` says what happened: 2 = replied (``corr``,
-``status`` and the reply fields follow), 1 = sent as ``corr`` but its reply is not next
+``status`` and the tuple of reply fields follow), 1 = sent as ``corr`` but its reply is not next
 (another reply is ahead, the loop is napping, or the polls ran out: the caller waits the
 generic way), 0 = the lane is full, -1 = a value does not fit its field, -2 = the loop has
 terminated, -3 = a producer of the generic path is at work (nothing written and no id
@@ -21,14 +21,18 @@ numba is not a library that hand-written code should replace; what no library do
 the pairing of our ring layout with one unboxing of plain scalars: numba types and unboxes
 an int in tens of nanoseconds but a structured array in hundreds, so the function takes
 the rings' addresses as ints (in the int64 descriptor ``d``) and the field values as
-scalars.
+scalars. Every argument costs the Python caller a few tens of nanoseconds (a round trip
+from Python is about two microseconds), so the first one, ``dl``, carries three: the
+descriptor's address ``d`` (8-byte aligned), the lane in bit 0 and ``locked`` in bit 1
+(``FastCall.arg`` packs them); the poll count is a descriptor word. The reply fields come
+back as one inner tuple, the ``Reply``'s values as they are.
 
 Who may touch the rings. The function holds the GIL while it runs (it runs for
 microseconds), so no Python thread interleaves with it; what it must not do is step into
 the middle of another thread's Python code on the rings. Consumers are kept out by the
 kernel's consumer lock, which the caller holds. Producers of the generic path hold the
 producer lock and raise ``d[D_SENDING]`` while they work; the function returns -3 when it
-is raised (``locked`` = 1 skips that test, for a caller that holds the producer lock
+is raised (``locked`` set skips that test, for a caller that holds the producer lock
 itself). So the common call takes one lock, not two, and the correlation ids, one counter
 in ``d[D_NEXT]``, are never handed out twice.
 
@@ -56,6 +60,7 @@ from pdc.ring.protocol import (
     D_HELD_STATUS,
     D_HOLD,
     D_NEXT,
+    D_POLLS,
     D_QMETA,
     D_RCAP,
     D_REP,
@@ -169,8 +174,11 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
     zero = ", ".join(zeros)
     args = ", ".join(f"v{i}" for i in range(len(rq)))
     src = [
-        f"def call(d, lane, locked, polls, {args}):\n",
+        f"def call(dl, {args}):\n",
         f"    zero = ({zero},)\n",
+        "    d = dl & ~7\n",
+        "    lane = dl & 1\n",
+        "    locked = dl & 2\n",
         "    bad = False\n",
     ]
     for i, name in enumerate(rq):
@@ -179,18 +187,18 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
         src.append(_check(i, dt))
     src.append(
         "    if bad:\n"
-        f"        return (-1, 0, 0) + zero\n"
+        f"        return (-1, 0, 0, zero)\n"
         # A producer of the generic path is between its reads and writes: leave it be.
         f"    if not locked and ld(d + {D_SENDING * 8}) != 0:\n"
-        f"        return (-3, 0, 0) + zero\n"
+        f"        return (-3, 0, 0, zero)\n"
         f"    c = ld(d + {D_CTRL * 8})\n"
         f"    if ld_acq(c + {STATE * 8}) == {S_TERMINATED}:\n"
-        f"        return (-2, 0, 0) + zero\n"
+        f"        return (-2, 0, 0, zero)\n"
         f"    hw = c + ({HEAD} + lane * {LINE}) * 8\n"
         "    h = ld(hw)\n"
         f"    cap = ld(d + {D_CAP * 8})\n"
         f"    if h - ld_acq(hw + {(TAIL - HEAD) * 8}) >= cap:\n"
-        f"        return (0, 0, 0) + zero\n"
+        f"        return (0, 0, 0, zero)\n"
         # The message's id: taken only now that it is certain to be written.
         f"    corr = ld(d + {D_NEXT * 8})\n"
         f"    st(d + {D_NEXT * 8}, corr + 1)\n"
@@ -209,17 +217,18 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
         f"    st(c + {SUBMITTED * 8}, ld(c + {SUBMITTED * 8}) + 1)\n"
         # A napping loop needs its wake-up: the caller sends it and waits the generic way.
         f"    if ld_acq(c + {NAPPING * 8}) != 0:\n"
-        f"        return (1, corr, 0) + zero\n"
+        f"        return (1, corr, 0, zero)\n"
         "    n = 0\n"
+        f"    polls = ld(d + {D_POLLS * 8})\n"
         f"    while ld_acq(c + {REP_HEAD * 8}) <= t:\n"
         "        n += 1\n"
         "        if n > polls:\n"
-        f"            return (1, corr, 0) + zero\n"
+        f"            return (1, corr, 0, zero)\n"
         "        spin_hint()\n"
         f"    j = t % ld(d + {D_RCAP * 8})\n"
         f"    rm = ld(d + {D_RMETA * 8}) + j * 16\n"
         "    if ld(rm) != corr:\n"
-        f"        return (1, corr, 0) + zero\n"
+        f"        return (1, corr, 0, zero)\n"
         "    status = ld(rm + 8)\n"
         f"    base = ld(d + {D_REP * 8}) + j * {rep.itemsize}\n"
     )
@@ -236,7 +245,7 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
         f"    st(d + {D_HELD * 8}, corr)\n"
         f"    st(d + {D_HELD_STATUS * 8}, status)\n"
         f"    st_rel(c + {REP_TAIL * 8}, t + 1)\n"
-        f"    return (2, corr, status, {', '.join(outs)})\n"
+        f"    return (2, corr, status, ({', '.join(outs)},))\n"
     )
     return "".join(src), ns
 
@@ -258,16 +267,16 @@ class FastCall:
 
     Attributes:
         call: The compiled function (see the module docstring).
-        addr: The address of the descriptor, passed as the function's ``d``.
+        addr: The address of the descriptor (``arg`` packs it with a lane for ``call``).
         values: ``values(fields)``: the request values in ring order from a dict of every
             field (raises KeyError when one is missing).
         hold: One reply record: the bytes of the last reply ``call`` took.
         words: The descriptor as int64 items (``words[D_HELD]``: the held reply's id).
         refused: What numba raises for an argument it cannot take (before running).
+        polls: Polls of the reply head per call (``POLLS``; the descriptor's ``D_POLLS``).
     """
 
     HELD = D_HELD
-    polls = POLLS
 
     def __init__(self, rings: Rings):
         self.rings = rings  # keeps the memory the descriptor points at alive
@@ -281,8 +290,13 @@ class FastCall:
         d[D_CAP] = rings.capacity
         d[D_RCAP] = rings.reply_capacity
         d[D_HOLD] = self.hold.ctypes.data
+        d[D_POLLS] = POLLS
         self.d = d
         self.addr = int(d.ctypes.data)
+        if self.addr & 7:  # numpy aligns int64 data; the lane and flag bits need it
+            raise RuntimeError(
+                f"[fast_call] expected an 8-byte aligned descriptor, got {self.addr:#x}"
+            )
         self.words = d.data.cast("B").cast("q")
         self.call = _compiled(rings.request_dtype, rings.reply_dtype)
         names = fields_by_offset(rings.request_dtype)
@@ -293,16 +307,28 @@ class FastCall:
         )
         self.refused = (TypeError, ValueError, OverflowError, numba.core.errors.NumbaError)
 
+    @property
+    def polls(self) -> int:
+        return self.words[D_POLLS]
+
+    @polls.setter
+    def polls(self, value: int) -> None:
+        self.words[D_POLLS] = value
+
+    def arg(self, lane: int, locked: bool = False) -> int:
+        """``call``'s first argument: the descriptor's address, ``lane`` and ``locked``."""
+        return self.addr | lane | (2 if locked else 0)
+
     def entry(self) -> Callable[..., tuple] | None:
         """numba's native entry point of ``call`` for plain Python ints and floats, or None.
 
-        ``call(addr, lane, corr, polls, *values)`` with an ``int`` for every int field and a
-        ``float`` for every float field, without the dispatcher's type resolution (a few
-        hundred nanoseconds per call). The caller must pass exactly those types: the
-        wrapper converts, it does not check. None when numba offers no entry point.
+        ``call(arg, *values)`` with an ``int`` for every int field and a ``float`` for
+        every float field, without the dispatcher's type resolution (a few hundred
+        nanoseconds per call). The caller must pass exactly those types: the wrapper
+        converts, it does not check. None when numba offers no entry point.
         """
         fields = _fields(self.rings.request_dtype)
-        sig = (types.int64,) * 4 + tuple(
+        sig = (types.int64,) + tuple(
             types.float64 if fields[n][0].kind == "f" else types.int64 for n in self.names
         )
         try:

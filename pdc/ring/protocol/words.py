@@ -66,6 +66,7 @@ __all__ = [
     "D_HELD_STATUS",
     "D_HOLD",
     "D_NEXT",
+    "D_POLLS",
     "D_QMETA",
     "D_RCAP",
     "D_REP",
@@ -115,11 +116,12 @@ HIGH, NORMAL = 0, 1
 
 # Words of the host descriptor of the cpu backend's compiled call (``pdc.ring.host.fast``): the
 # rings' addresses and sizes, the hold buffer and the id and status of the reply it holds,
-# and two words the kernel's producers share with the compiled call: the next correlation
-# id, and a flag a producer of the generic path raises while it works on the rings.
+# two words the kernel's producers share with the compiled call (the next correlation id,
+# and a flag a producer of the generic path raises while it works on the rings), and how
+# many times the compiled call polls for its reply.
 D_CTRL, D_QMETA, D_REQ, D_RMETA, D_REP, D_CAP, D_RCAP, D_HOLD = range(8)
-D_HELD, D_HELD_STATUS, D_NEXT, D_SENDING = 8, 9, 10, 11
-DESC_WORDS = 12
+D_HELD, D_HELD_STATUS, D_NEXT, D_SENDING, D_POLLS = 8, 9, 10, 11, 12
+DESC_WORDS = 13
 
 # The error code a pure-Python handler's message gets when the handler raised (cpu backend).
 PY_EXCEPTION = -1
