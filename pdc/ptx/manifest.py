@@ -103,7 +103,7 @@ KERNELS: dict[str, dict[str, Any]] = {
     "pdc/ring/tools/launch_each.py": {
         "handle_once": skip("built around a handler: see the launch-per-message row"),
     },
-    "pdc/grade/exercises/ex06_ring.py": {"_warm_handler": ring("REQUEST", "REPLY", "STATE")},
+    "pdc/grade/exercises/ring_spec.py": {"warm_handler": ring("REQUEST", "REPLY", "STATE")},
     "pdc/ring/tools/bench.py": {"double": ring()},
     "pdc/ring/tools/stress.py": {"stress_handler": ring("REQUEST", "REPLY")},
     **{f"solutions/{key}.ipynb": dict(kernels) for key, kernels in EXERCISE_KERNELS.items()},

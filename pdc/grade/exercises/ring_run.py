@@ -1,0 +1,409 @@
+"""Grading exercise 6's handler: in the sandboxed child, and on the grader's side.
+
+The child defines the checked handler's source as a ring kernel, launches it once on the cpu
+backend's shared loop and streams each case's requests through it, resetting its state
+before each stream, and writes raw replies, states and telemetry with the job's nonce. The
+grader finds the handler in the notebook (``precheck``, which refuses what could run code
+when it is defined), validates what the child wrote, and judges it against
+``pdc.grade.exercises.ring_spec``.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import time
+
+import numpy as np
+
+from pdc.grade import source
+from pdc.grade.judge import Verdict
+
+from .ring_spec import (
+    MIN_TIMEOUT_S,
+    QUEUE_SIZE,
+    REPLY,
+    REQUEST,
+    STATE,
+    TELEMETRY,
+    hidden_cases,
+    public_cases,
+    stream_expected,
+    warm_kernel,
+)
+
+
+# -- running a handler on cases (in the child process, or in the notebook for checks) --------
+def run_cases(kdef, cases_requests: list, timeout: float = 20.0) -> list[dict]:
+    """Stream each case's requests through one launched kernel; raw results per case.
+
+    The kernel's state is reset before each stream (deactivated, reset, activated) and read
+    after it (deactivated again), so each stream starts from an empty state.
+    """
+    from pdc.ring import EngineOptions, RingKernelRuntime
+
+    results = []
+    # The shared loop: only the student's handler is compiled (a loop precompiled for these
+    # dtypes, e.g. before forking graders, is reused; see pdc.ring.engines.shared_loop).
+    with RingKernelRuntime(backend="cpu", options=EngineOptions(shared_loop=True)) as rt:
+        kernel = rt.launch(kdef, activate=False)
+        for req in cases_requests:
+            res: dict = {"error": None}
+            try:
+                kernel.reset_state()
+                kernel.activate()
+                sent = kernel.send_batch(req)
+                replies = kernel.receive_batch(req.size, timeout=timeout)
+                kernel.deactivate()
+                res.update(
+                    sent=np.asarray(sent, np.int64),
+                    corr=np.asarray(replies.corr_ids, np.int64),
+                    status=np.asarray(replies.status, np.int64),
+                    records=np.asarray(replies.records),
+                    state=kernel.read_state(),
+                )
+            except Exception as e:  # reported as this case's failure
+                res["error"] = f"{type(e).__name__}: {e}"[:300]
+            t = kernel.telemetry()
+            res["telemetry"] = {k: int(getattr(t, k)) for k in TELEMETRY}
+            results.append(res)
+    return results
+
+
+def handler_from_source(src: str, name: str, constants: dict):
+    """Define a checked handler's source and declare it as a ring kernel (validates it)."""
+    import linecache
+
+    from pdc.ring import ring_kernel, select
+
+    filename = f"<ring handler {name}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    ns: dict[str, object] = {"math": math, "select": select, "__builtins__": {"abs": abs}}
+    ns.update(constants)
+    exec(compile(src, filename, "exec"), ns)  # noqa: S102 - a def statement, pre-checked
+    handler = ns[name]
+    if not callable(handler):
+        raise TypeError(
+            f"[grade.ring] expected {name} to be a function, got {type(handler).__name__}"
+        )
+    return ring_kernel(name, request=REQUEST, reply=REPLY, state=STATE, queue_size=QUEUE_SIZE)(
+        handler
+    )
+
+
+def child_main(job: dict, out) -> None:
+    """Child side: run the handler on the job's cases and write raw results with the nonce."""
+    import json
+    from pathlib import Path
+
+    inputs = Path(job["inputs"])
+    cases = [np.load(inputs / c["file"], allow_pickle=False) for c in job["cases"]]
+    try:
+        kdef = handler_from_source(job["functions"][job["kernel"]], job["kernel"], job["constants"])
+    except Exception as e:  # a handler the ring's validator refuses
+        (out / "rejected.json").write_text(
+            json.dumps({"nonce": job["nonce"], "error": str(e)[:400]})
+        )
+        return
+    for c, res in zip(job["cases"], run_cases(kdef, cases)):
+        arrays = {k: res[k] for k in ("sent", "corr", "status", "records", "state") if k in res}
+        with open(out / f"{c['id']}.npz", "wb") as f:
+            np.savez(f, **arrays)
+        meta = {
+            "nonce": job["nonce"],
+            "case": c["id"],
+            "error": res["error"],
+            "telemetry": res["telemetry"],
+        }
+        (out / f"{c['id']}.json").write_text(json.dumps(meta))
+
+
+# -- grader side --------------------------------------------------------------------------------
+def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
+    """Find the handler's ``def`` and refuse what could run code when it is defined."""
+    found = None
+    defs: dict = {}
+    for src in cells:
+        tree = source.parse_cell(src)  # the same parse the kernels' extraction uses
+        if tree is None:
+            continue
+        for top in tree.body:
+            if isinstance(top, ast.FunctionDef):
+                defs[top.name] = (top, src)
+                if top.name == name:
+                    found = (top, src)
+            elif (other := _rebinds(top, name, defs)) is not None:
+                found = defs[other]  # detect = detect_v2: the name now means that handler
+    if found is None:
+        return None, f"no function named {name!r} in the notebook"
+    fn, src = found
+    a = fn.args
+    if (
+        a.defaults
+        or a.kw_defaults
+        or a.vararg
+        or a.kwarg
+        or fn.returns is not None
+        or any(x.annotation is not None for x in a.args + a.kwonlyargs + a.posonlyargs)
+    ):
+        return None, "the handler must be declared as `def detect(req, rep, state):`"
+    for node in ast.walk(fn):
+        bad = (isinstance(node, ast.Name) and node.id.startswith("__")) or (
+            isinstance(node, ast.Attribute) and node.attr.startswith("_")
+        )
+        if (
+            bad
+            or isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.FunctionDef))
+            and node is not fn
+        ):
+            assert isinstance(node, (ast.expr, ast.stmt))  # the kinds refused above carry lines
+            return None, f"line {node.lineno - fn.lineno + 1}: not allowed in a ring handler"
+    lines = src.splitlines()[fn.lineno - 1 : fn.end_lineno]
+    lines[0] = lines[0].replace(f"def {fn.name}(", f"def {name}(", 1)
+    return "\n".join(lines) + "\n", ""
+
+
+def _rebinds(node, name: str, defs: dict) -> str | None:
+    """``other`` when ``node`` is ``name = other`` for a function ``other`` defined above."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    t, v = node.targets[0], node.value
+    if isinstance(t, ast.Name) and t.id == name and isinstance(v, ast.Name) and v.id in defs:
+        return v.id
+    return None
+
+
+def _validate(case, cid, out, nonce) -> dict:
+    import json
+
+    meta = json.loads((out / f"{cid}.json").read_text())
+    if meta.get("nonce") != nonce or meta.get("case") != cid:
+        raise ValueError("nonce or case id does not match")
+    tel = meta["telemetry"]
+    if set(tel) != {"submitted", "processed", "errors", "dropped", "in_flight"} or not all(
+        isinstance(v, int) for v in tel.values()
+    ):
+        raise ValueError("malformed telemetry")
+    res = {"error": meta["error"] if isinstance(meta["error"], str) else None, "telemetry": tel}
+    n = case.args["requests"].size
+    with np.load(out / f"{cid}.npz", allow_pickle=False) as z:
+        want = set() if res["error"] else {"sent", "corr", "status", "records", "state"}
+        if set(z.files) != want:
+            raise ValueError(f"expected arrays {sorted(want)}, got {sorted(z.files)}")
+        for k in z.files:
+            v = z[k]
+            if k == "records":
+                if v.dtype != REPLY or v.shape != (n,):
+                    raise ValueError(f"records: expected ({n},) reply records")
+            elif k == "state":
+                if v.dtype != STATE or v.shape != ():
+                    raise ValueError("state: expected one state record")
+            elif v.dtype != np.int64 or v.shape != (n,):
+                raise ValueError(f"{k}: expected ({n},) int64")
+            res[k] = v
+    return res
+
+
+def _judge(part, cases, results, rejected) -> list[Verdict]:
+    verdicts = []
+
+    def add(criterion, ok, msg):
+        pts = float(part.points[criterion])
+        score = round(pts * ok, 2)
+        title = f"{part.name}: {part.criterion_title(criterion)}"
+        verdicts.append(Verdict(title, criterion, score, pts, msg))
+
+    problems, order_bad, tel_bad = [], [], []
+    sent_total = 0
+    for case, res in zip(cases, results):
+        where = "" if case.hidden else f" (case {case.label})"
+        if rejected:
+            problems.append(rejected)
+            continue
+        if res is None or res["error"]:
+            err = "no result" if res is None else res["error"]
+            problems.append(err)
+            continue
+        exp = case.args["requests"].size
+        sent_total += exp
+        sent, corr, status, rec = res["sent"], res["corr"], res["status"], res["records"]
+        if not np.array_equal(sent, corr):
+            order_bad.append(f"replies not in the order sent{where}")
+        pos = {int(c): i for i, c in enumerate(corr)}
+        if len(pos) != exp or set(pos) != {int(s) for s in sent}:
+            order_bad.append(f"not exactly one reply per request{where}")
+            problems.append("missing or duplicate replies")
+            continue
+        got = rec[[pos[int(s)] for s in sent]]  # match replies to requests by correlation id
+        want, states = stream_expected(case.args["requests"]["x"])
+        problem = None
+        if (status != 0).any():
+            problem = f"handler returned error code {int(status[status != 0][0])}"
+        else:
+            problem = _first_difference(got, want, states) or _state_difference(
+                res["state"], states[-1]
+            )
+        problems.append(problem)
+        tel = res["telemetry"]
+        if tel["errors"] or tel["dropped"] or tel["in_flight"] or tel["processed"] != sent_total:
+            tel_bad.append(
+                f"{case.label}: telemetry shows errors, drops or unprocessed messages"
+                if case.hidden  # exact counts would reveal the hidden stream lengths
+                else f"telemetry{where}: processed {tel['processed']} of {sent_total} sent, "
+                f"errors {tel['errors']}, dropped {tel['dropped']}, in flight {tel['in_flight']}"
+            )
+    pub = [(c, p) for c, p in zip(cases, problems) if not c.hidden]
+    hid = [(c, p) for c, p in zip(cases, problems) if c.hidden]
+    public_ok = all(p is None for _, p in pub)
+    add(
+        "public",
+        public_ok,
+        "\n".join(f"case {c.label}: {p}" for c, p in pub if p)
+        or f"all {len(pub)} public cases pass",
+    )
+    if "hidden" in part.points:
+        good = sum(p is None for _, p in hid)
+        lines = [f"{good} of {len(hid)} hidden cases pass"]
+        lines += [
+            f"{c.label} failed: "
+            + ("wrong values" if p.startswith(("reply", "the state")) else "no result")
+            for c, p in hid
+            if p
+        ]
+        add("hidden", good / len(hid) if hid else 0.0, "\n".join(lines))
+    gate = "" if public_ok else "not awarded until the public cases pass"
+    add(
+        "ordering",
+        bool(public_ok and not order_bad),
+        gate or "\n".join(order_bad) or "one reply per request, in order",
+    )
+    add(
+        "telemetry",
+        bool(public_ok and not tel_bad),
+        gate or "\n".join(tel_bad) or "processed every message, no errors, no drops",
+    )
+    return verdicts
+
+
+def _close(a, b) -> np.ndarray:
+    return np.isclose(a, b, rtol=1e-9, atol=1e-9)
+
+
+def _first_difference(got: np.ndarray, want: np.ndarray, states: np.ndarray) -> str | None:
+    """The first reply (in stream order) with a wrong field, and the state it should have seen."""
+    bad = np.zeros(want.size, bool)
+    for f in REPLY.names or ():  # a structured dtype: names is never None
+        bad |= ~_close(got[f], want[f])
+    if not bad.any():
+        return None
+    t = int(np.argmax(bad))
+    f = next(f for f in REPLY.names or () if not _close(got[f][t], want[f][t]))
+    before = states[t]
+    return (
+        f"reply {t + 1} ({f}) differs: expected {want[f][t]:.6g}, got {got[f][t]:.6g}; "
+        f"the state after {t} reading{'s' if t != 1 else ''} should hold count "
+        f"{before['count']:g}, mean {before['mean']:.6g}, m2 {before['m2']:.6g}"
+    )
+
+
+def _state_difference(got: np.ndarray, want: np.ndarray) -> str | None:
+    """Why the state left after a stream is wrong, or None."""
+    for f in STATE.names or ():
+        if not _close(got[f], want[f]):
+            return (
+                f"the state after the stream differs: {f} should be {float(want[f]):.6g}, "
+                f"got {float(got[f]):.6g}"
+            )
+    return None
+
+
+def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds=()):
+    """Grade the ring exercise (the grader calls this instead of run_part)."""
+    import json
+    import secrets
+
+    from pdc.grade import grader, sandbox
+
+    t0 = time.perf_counter()
+    timeout = max(timeout, MIN_TIMEOUT_S)
+    cases = public_cases()
+    if hidden:
+        for s in [secrets.randbits(64) if seed is None else seed, *extra_seeds]:
+            cases += hidden_cases(np.random.default_rng(s))
+        for k, c in enumerate((c for c in cases if c.hidden), 1):
+            c.label = f"hidden case {k}"
+    if not hidden:
+        part = _public_part(part)
+    src, why = precheck(cells, part.name)
+    if src is None:
+        return grader.PartResult(
+            ex.key,
+            part.name,
+            _judge(part, cases, [None] * len(cases), f"rejected: {why}"),
+            time.perf_counter() - t0,
+            why,
+        )
+    with sandbox.workspace() as ws:
+        specs = []
+        for k, c in enumerate(cases):
+            np.save(ws.inputs / f"c{k}.npy", c.args["requests"], allow_pickle=False)
+            specs.append({"id": f"c{k}", "file": f"c{k}.npy"})
+        job = {
+            "entry": f"{__name__}:child_main",
+            "nonce": ws.nonce,
+            "kernel": part.name,
+            "functions": {part.name: src},
+            "constants": _constants(ex, cells),
+            "outdir": str(ws.out),
+            "inputs": str(ws.inputs),
+            "cases": specs,
+        }
+        note = sandbox.run_child(job, ws.root, timeout)
+        rejected = None
+        rej = ws.out / "rejected.json"
+        if rej.is_file():
+            meta = json.loads(rej.read_text())
+            if meta.get("nonce") == ws.nonce:
+                rejected = f"rejected: {str(meta.get('error'))[:400]}"
+        results = []
+        for k, c in enumerate(cases):
+            try:
+                results.append(_validate(c, f"c{k}", ws.out, ws.nonce))
+            except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
+                results.append(None)
+    if note and not rejected:
+        rejected = note
+    verdicts = _judge(part, cases, results, rejected if all(r is None for r in results) else None)
+    return grader.PartResult(
+        ex.key, part.name, verdicts, time.perf_counter() - t0, rejected or note
+    )
+
+
+def _constants(ex, cells) -> dict:
+    """The notebook's numeric constants, the exercise's own winning (as for kernels)."""
+    return source.extract(cells, [], ex.constants).constants
+
+
+def _public_part(part):
+    import dataclasses
+
+    return dataclasses.replace(part, points={k: v for k, v in part.points.items() if k != "hidden"})
+
+
+def _warm() -> None:
+    """Compile what every run of this exercise compiles besides the student's handler: the
+    shared cpu loop for its messages (pdc.ring.engines.shared_loop), the readers of its three
+    record types and the compiled ``call`` of its rings (pdc.ring.host.fast), by building,
+    never launching, a kernel of a trivial handler: no thread is started."""
+    import gc
+
+    from pdc.ring import EngineOptions
+    from pdc.ring.engines.cpu import precompile_shared_loop
+    from pdc.ring.host.kernel import RingKernel
+
+    options = EngineOptions(shared_loop=True)
+    precompile_shared_loop(REQUEST, REPLY, STATE, options)
+    kdef = warm_kernel()
+    kernel = RingKernel(kdef, "cpu", options)
+    del kernel
+    gc.collect()  # its doorbell's pipe closed before any fork
