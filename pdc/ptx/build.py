@@ -189,7 +189,11 @@ def assemble(build: Build, ptxas: str | None = None, timeout: float = 120) -> Bu
     if run.returncode != 0:
         msg = (run.stderr or run.stdout).strip()
         build.ok, build.error_full = False, msg
-        build.error = "ptxas: " + next((ln for ln in msg.splitlines() if "error" in ln), msg)[:300]
+        line = next((ln for ln in msg.splitlines() if "error" in ln), msg)
+        # ptxas names the entry by its mangled symbol; the reader wrote the kernel's name.
+        line = _MANGLED.sub(f"'{build.name}'", line).replace("ptxas error   : ", "")
+        line = _HEX_LIMIT.sub(lambda m: f"({int(m[1], 16)} bytes, at most {int(m[2], 16)})", line)
+        build.error = "ptxas: " + line[:300]
         return build
     for key, value in parse_ptxas(run.stderr + run.stdout).items():
         setattr(build, key, value)
@@ -198,6 +202,8 @@ def assemble(build: Build, ptxas: str | None = None, timeout: float = 120) -> Bu
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_MANGLED = re.compile(r"'_Z\w+'")
+_HEX_LIMIT = re.compile(r"\(0x([0-9a-f]+) bytes, 0x([0-9a-f]+) max\)")
 _FILE_LINE = re.compile(r'File "([^"]*)", line (\d+)')
 _UNDEFINED = re.compile(r"name '(\w+)' is not defined")
 _OPERATORS = {"matmul": " @ ", "imatmul": " @= ", "pow": " ** ", "truediv": " / "}
