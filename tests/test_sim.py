@@ -183,6 +183,7 @@ def test_bank_conflicts_count_shared_atomics():
     atomic_line = [v for v in rep.bank_conflicts.values() if "atomic" in v["text"]]
     assert atomic_line and atomic_line[0]["worst"] == 2
     assert rep.shared_atomics == 32
+    assert rep.shared_contention == 16  # 16 lanes on each of the two words, one after another
 
 
 # -- class 4: races by construction, the same every run ----------------------------------------

@@ -278,6 +278,11 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
         S.sl.add(lanes)
         S.ss.add(lanes)
         S.an.shared_atomics += int(lo.size)
+        # Atomics on one shared word run one after another, as on a global one: a block
+        # that piles its values onto one word is serial (report.shared_contention).
+        np.add.at(arr.atomic_counts, fo, 1)
+        if fo.size:
+            S.an.shared_contention = max(S.an.shared_contention, int(arr.atomic_counts[fo].max()))
         S.an.banks(arr, lanes, f, ok, line, site, pkey)
     if arr.access is not None:
         _access_record(arr, S, fo, lo, "atomic")
