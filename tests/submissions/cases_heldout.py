@@ -650,3 +650,212 @@ def block_sum(x, partial):
 """,
     ),
 }
+
+CASES.update(
+    {
+        # -- correct ---------------------------------------------------------------------------
+        "heldout_warp_reduce_ballot_mask_discards_inactive": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    lane, warp = t % 32, t // 32
+    i = cuda.grid(1)
+    active = i < x.size
+    mask = cuda.ballot_sync(FULL_MASK, active)  # the lanes that hold an element
+    if lane == 0 and mask == 0:
+        sums[warp] = float32(0.0)  # a warp wholly past the end
+    if active:
+        v = x[i]
+        off = 16
+        while off > 0:
+            other = cuda.shfl_down_sync(mask, v, off)
+            if lane + off < 32 and (mask >> (lane + off)) & 1:
+                v += other  # a value from a lane outside the mask is never used
+            off //= 2
+        if lane == 0:
+            sums[warp] = v
+    cuda.syncthreads()
+    if warp == 0:
+        v = sums[lane] if lane < WARPS else float32(0.0)
+        off = 16
+        while off > 0:
+            v += cuda.shfl_down_sync(FULL_MASK, v, off)
+            off //= 2
+        if lane == 0:
+            partial[cuda.blockIdx.x] = v
+""",
+        ),
+        "heldout_histogram_global_byte_plus_one": dict(
+            exercise="07_histogram",
+            part="histogram_global",
+            full=True,
+            kernel="""
+@cuda.jit
+def histogram_global(values, hist):
+    i = cuda.grid(1)
+    if i < values.size:
+        # uint8 + an int literal is an int64 in numba-cuda: 255 + 1 is 256, not 0.
+        if values[i] + 1 <= BINS:
+            cuda.atomic.add(hist, values[i], 1)
+""",
+        ),
+        "heldout_softmax_row_max_shared_atomic_max": dict(
+            exercise="11_softmax",
+            part="row_max",
+            full=True,
+            kernel="""
+@cuda.jit
+def row_max(x, m):
+    best = cuda.shared.array(1, float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    if t == 0:
+        best[0] = -math.inf
+    cuda.syncthreads()
+    v = float32(-math.inf)
+    for c in range(t, x.shape[1], TPB):
+        v = max(v, x[r, c])
+    cuda.atomic.max(best, 0, v)  # the block meets in one shared word
+    cuda.syncthreads()
+    if t == 0:
+        m[r] = best[0]
+""",
+        ),
+        "heldout_block_sum_warp_then_shared_atomic": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    total = cuda.shared.array(1, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if t == 0:
+        total[0] = 0.0
+    cuda.syncthreads()
+    v = x[i] if i < x.size else float32(0.0)
+    off = 16
+    while off > 0:
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, off)
+        off //= 2
+    if t % 32 == 0:
+        cuda.atomic.add(total, 0, v)  # one shared atomic per warp: 4 per block
+    cuda.syncthreads()
+    if t == 0:
+        partial[cuda.blockIdx.x] = total[0]
+""",
+        ),
+        # -- wrong -----------------------------------------------------------------------------
+        "heldout_scan_int_tile_truncates": dict(
+            exercise="08_scan",
+            part="block_scan",
+            fail=["public", "hidden"],  # quarters in x: an integer tile drops them
+            passes=[],
+            reason="differs at",
+            kernel="""
+from numba import int32
+
+
+@cuda.jit
+def block_scan(x, out, block_sums):
+    s = cuda.shared.array(TPB, int32)  # an integer tile for float data: fractions are lost
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    s[t] = v
+    cuda.syncthreads()
+    d = 1
+    while d < TPB:
+        k = (t + 1) * 2 * d - 1
+        if k < TPB:
+            s[k] += s[k - d]
+        d *= 2
+        cuda.syncthreads()
+    if t == 0:
+        block_sums[cuda.blockIdx.x] = s[TPB - 1]
+        s[TPB - 1] = 0
+    cuda.syncthreads()
+    d = TPB // 2
+    while d > 0:
+        k = (t + 1) * 2 * d - 1
+        if k < TPB:
+            left = s[k - d]
+            s[k - d] = s[k]
+            s[k] += left
+        d //= 2
+        cuda.syncthreads()
+    if i < x.size:
+        out[i] = s[t] + v
+""",
+        ),
+        "heldout_warp_reduce_activemask_partial_warp": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            fail=["public", "hidden"],  # an undefined value reaches partial
+            passes=[],
+            reason="not in its mask",
+            kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    lane, warp = t % 32, t // 32
+    i = cuda.grid(1)
+    v = float32(0.0)
+    if i < x.size:
+        off = 16
+        v = x[i]
+        while off > 0:  # in a partial warp, lanes past the end are not there to read
+            v += cuda.shfl_down_sync(cuda.activemask(), v, off)
+            off //= 2
+    if lane == 0:
+        sums[warp] = v
+    cuda.syncthreads()
+    if warp == 0:
+        v = sums[lane] if lane < WARPS else float32(0.0)
+        off = 16
+        while off > 0:
+            v += cuda.shfl_down_sync(FULL_MASK, v, off)
+            off //= 2
+        if lane == 0:
+            partial[cuda.blockIdx.x] = v
+""",
+        ),
+        # -- gaming ----------------------------------------------------------------------------
+        "heldout_gaming_warp_reduce_shared_atomic_per_lane": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            fail=["registers", "barriers"],
+            passes=["public", "hidden", "sync", "masks"],
+            gaming="atomics per address",
+            reason="128 atomic operations",
+            kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    lane, warp = t % 32, t // 32
+    i = cuda.grid(1)
+    if lane == 0:
+        sums[warp] = 0.0
+    cuda.syncthreads()
+    v = x[i] if i < x.size else float32(0.0)
+    cuda.atomic.add(sums, warp, v)  # 32 atomics on one word stand in for the shuffles
+    cuda.syncthreads()
+    if warp == 0:
+        v = sums[lane] if lane < WARPS else float32(0.0)
+        off = 16
+        while off > 0:
+            v += cuda.shfl_down_sync(FULL_MASK, v, off)
+            off //= 2
+        if lane == 0:
+            partial[cuda.blockIdx.x] = v
+""",
+        ),
+    }
+)
