@@ -78,6 +78,7 @@ class SimArray:
             else None
         )
         self.owner: Any = None
+        self.before_atomic: Any = None  # each element's value before its latest atomic
         self.lock_writer: Any = None  # pdc.sim.locks: who last wrote each element by cas/exch
         self.lock_gen: Any = None  # ... and the warp's generation at that release
         self.written: Any = None

@@ -857,5 +857,94 @@ def block_sum_warp(x, partial):
             partial[cuda.blockIdx.x] = v
 """,
         ),
+        "heldout_transpose_tiled_barrier_inside_guard": dict(
+            exercise="09_transpose",
+            part="transpose_tiled",
+            fail=["sync"],
+            passes=["public", "hidden", "bounds"],
+            reason="not reached by every thread",
+            kernel="""
+@cuda.jit
+def transpose_tiled(a, out):
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    rows, cols = a.shape
+    col = cuda.blockIdx.x * TILE + tx
+    if col < cols:  # threads past the right edge skip the barrier below
+        for k in range(0, TILE, BLOCK_ROWS):
+            row = cuda.blockIdx.y * TILE + ty + k
+            if row < rows:
+                tile[ty + k, tx] = a[row, col]
+        cuda.syncthreads()
+    col = cuda.blockIdx.y * TILE + tx
+    for k in range(0, TILE, BLOCK_ROWS):
+        row = cuda.blockIdx.x * TILE + ty + k
+        if row < cols and col < rows:
+            out[row, col] = tile[tx, ty + k]
+""",
+        ),
+        "heldout_softmax_row_max_minus_one_over_zero": dict(
+            exercise="11_softmax",
+            part="row_max",
+            full=True,
+            kernel="""
+@cuda.jit
+def row_max(x, m):
+    buf = cuda.shared.array(TPB, float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    zero = float32(0.0)
+    v = float32(-1.0) / zero  # -inf on a GPU, no exception
+    for c in range(t, x.shape[1], TPB):
+        v = max(v, x[r, c])
+    buf[t] = v
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            buf[t] = max(buf[t], buf[t + stride])
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        m[r] = buf[0]
+""",
+        ),
+        "heldout_multiply_three_d_grid_index": dict(
+            exercise="01_elementwise",
+            part="multiply",
+            full=True,
+            kernel="""
+@cuda.jit
+def multiply(a, b, out):
+    x, y, z = cuda.grid(3)  # a 1-D launch: y and z are 0
+    i = x + y * cuda.gridsize(3)[0] + z
+    if i < out.size:
+        out[i] = a[i] * b[i]
+""",
+        ),
+        "heldout_histogram_global_cas_loop": dict(
+            exercise="07_histogram",
+            part="histogram_global",
+            # The CUDA guide's compare-and-swap loop: right counts on a GPU. Its first plain
+            # read of hist[v] races with other threads' atomics (a data race in the memory
+            # model, so sync is lost), but the CAS checks whatever value it saw. Retries under
+            # contention are real per-thread work: parallel is lost too.
+            fail=["sync", "parallel"],
+            passes=["public", "hidden", "bounds"],
+            reason="updated atomically by another thread",
+            kernel="""
+@cuda.jit
+def histogram_global(values, hist):
+    i = cuda.grid(1)
+    if i < values.size:
+        v = values[i]
+        if v < BINS:
+            old = hist[v]  # maybe stale: the loop retries with what the CAS saw
+            while True:
+                seen = cuda.atomic.cas(hist, v, old, old + 1)
+                if seen == old:
+                    break
+                old = seen
+""",
+        ),
     }
 )
