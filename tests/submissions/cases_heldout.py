@@ -930,7 +930,7 @@ def multiply(a, b, out):
             # contention are real per-thread work: parallel is lost too.
             fail=["sync", "parallel"],
             passes=["public", "hidden", "bounds"],
-            reason="updated atomically by another thread",
+            reason="read without an atomic by another thread",
             kernel="""
 @cuda.jit
 def histogram_global(values, hist):
