@@ -216,6 +216,23 @@ def test_ordered_accesses_are_not_races(kernel, grid):
     assert kinds(rep) == {}
 
 
+def test_one_value_written_twice_is_no_race():
+    x = np.arange(32, dtype=np.float32)
+    rep = run(C.same_value_written_twice, 1, 32, [x, np.zeros(32, np.float32)])
+    assert kinds(rep) == {}
+
+
+def test_a_read_racing_with_atomics_sees_a_stale_defined_value():
+    """The first plain read of a CAS loop races with other blocks' atomics (a race finding)
+    but reads a value the element held, so the loop still counts every thread once."""
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(4, np.int32)
+    rep = run(C.cas_retry_loop, 2, 32, [x, out])
+    assert out.tolist() == [16, 16, 16, 16]
+    assert set(kinds(rep)) == {"race"}  # no undefined value reached a branch
+    assert "read without an atomic" in rep.findings["race"]["examples"][0]
+
+
 # -- definedness (initcheck) -------------------------------------------------------------------
 def test_undefined_values_are_reported_where_they_are_used():
     x = np.arange(32, dtype=np.float32)

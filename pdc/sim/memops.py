@@ -16,8 +16,11 @@ def _index_und(fr: Frame, index_und, site: str) -> None:
         check_defined(fr, u, "an array index (address)", site)
 
 
-def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str):
+def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str, vals=None):
     """Check one instruction's accesses against the shadow stamps and record them.
+
+    ``vals``, for a plain write, are the values stored: two unordered writes of one value
+    leave the same element in either order (clearing one slot twice), so they are no race.
 
     Returns, for a read, the lanes whose read races with another thread's write or atomic
     and, of those, the lanes that race with a plain write (None when no lane races). A read
@@ -44,11 +47,21 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str):
         return racy
     B = S.block_of[lanes]
     sh.flush(S)
-    _check(S, arr, f, lanes, B, kind, site)
+    same = None
+    if vals is not None:  # the element already holds the value: a write-write race is benign
+        same = arr.flat[f] == vals
+        if arr.defined is not None:
+            same &= arr.defined[f]
+    _check(S, arr, f, lanes, B, kind, site, same)
     sh.written = True
     if arr.kind == SHARED:
         sh.dirty[B] = True
     dup = sh.record(S, f, lanes, S.warp_of[lanes], B, kind)
+    if dup is not None and dup.any() and vals is not None:
+        _, inv = np.unique(f, return_inverse=True)
+        last = np.empty(inv.max() + 1, dtype=vals.dtype)
+        last[inv] = vals  # the value that stays: the last lane's, as the store below keeps
+        dup &= vals != last[inv]
     if dup is not None and dup.any():
         k = int(np.argmax(dup))
         S.finding(
@@ -61,10 +74,20 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str):
     return None
 
 
-def _check(S, arr, f, lanes, B, kind, site):
-    """The lanes that race (None: none) and, of those, the ones racing with a plain write."""
+def _check(S, arr, f, lanes, B, kind, site, same=None):
+    """The lanes that race (None: none) and, of those, the ones racing with a plain write.
+
+    ``same``: lanes of a plain write that store the value the element holds; their race
+    with an earlier plain write ("also written") is dropped.
+    """
     W, lane = S.warp_of[lanes], S.lane[lanes]
     racy, what = arr.shadow.check(S, f, lanes, W, B, lane, kind)
+    if same is not None and racy.any():
+        what = [(reason, r & ~same if reason == "also written" else r) for reason, r in what]
+        what = [(reason, r) for reason, r in what if r.any()]
+        racy = np.zeros(racy.size, dtype=bool)
+        for _, r in what:
+            racy |= r
     if not racy.any():
         return None
     plain = np.zeros(racy.size, dtype=bool)
@@ -204,7 +227,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
     else:
         fo, lo = f, lanes
     if arr.kind != LOCAL:
-        _races(fr, arr, fo, lo, "write", site)
+        _races(fr, arr, fo, lo, "write", site, vals if vu is None else None)
     arr.flat[fo] = vals
     if arr.defined is not None:
         if vu is None:

@@ -946,5 +946,96 @@ def histogram_global(values, hist):
                 old = seen
 """,
         ),
+        "heldout_histogram_shared_zeroed_twice_per_bin": dict(
+            exercise="07_histogram",
+            part="histogram_shared",
+            full=True,
+            kernel="""
+@cuda.jit
+def histogram_shared(values, hist):
+    s = cuda.shared.array(BINS, int32)
+    t = cuda.threadIdx.x
+    s[t % BINS] = 0  # TPB = 2 BINS: threads t and t + 64 both clear bin t
+    cuda.syncthreads()
+    for i in range(cuda.grid(1), values.size, cuda.gridsize(1)):
+        v = values[i]
+        if v < BINS:
+            cuda.atomic.add(s, v, 1)
+    cuda.syncthreads()
+    if t < BINS and s[t] > 0:
+        cuda.atomic.add(hist, t, s[t])
+""",
+        ),
+        "heldout_transpose_tiled_chained_indexing": dict(
+            exercise="09_transpose",
+            part="transpose_tiled",
+            full=True,
+            kernel="""
+@cuda.jit
+def transpose_tiled(a, out):
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    rows, cols = a.shape
+    col = cuda.blockIdx.x * TILE + tx
+    for k in range(0, TILE, BLOCK_ROWS):
+        row = cuda.blockIdx.y * TILE + ty + k
+        if row < rows and col < cols:
+            tile[ty + k][tx] = a[row][col]  # a row view, then an element
+    cuda.syncthreads()
+    col = cuda.blockIdx.y * TILE + tx
+    for k in range(0, TILE, BLOCK_ROWS):
+        row = cuda.blockIdx.x * TILE + ty + k
+        if row < cols and col < rows:
+            out[row][col] = tile[tx][ty + k]
+""",
+        ),
+        "heldout_scan_offsets_shared_broadcast": dict(
+            exercise="08_scan",
+            part="add_block_offsets",
+            full=True,
+            kernel="""
+@cuda.jit
+def add_block_offsets(out, offsets):
+    before = cuda.shared.array(1, float32)
+    t = cuda.threadIdx.x
+    b = cuda.blockIdx.x
+    if t == 0:
+        before[0] = offsets[b - 1] if b > 0 else float32(0.0)  # one load per block
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] += before[0]
+""",
+        ),
+        "heldout_gaming_histogram_shared_thread_zero_flushes": dict(
+            exercise="07_histogram",
+            part="histogram_shared",
+            fail=["parallel"],
+            passes=["public", "hidden", "bounds", "sync", "atomics"],
+            gaming="work spread",
+            reason="",
+            kernel="""
+@cuda.jit
+def histogram_shared(values, hist):
+    s = cuda.shared.array(BINS, int32)
+    t = cuda.threadIdx.x
+    if t < BINS:
+        s[t] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    n = values.size
+    stride = cuda.gridsize(1)
+    while i < n:
+        v = values[i]
+        if v < BINS:
+            cuda.atomic.add(s, v, 1)
+        i += stride
+    cuda.syncthreads()
+    if t == 0:  # one thread flushes all 64 bins: still one global atomic per bin and block
+        for b in range(BINS):
+            if s[b] > 0:
+                cuda.atomic.add(hist, b, s[b])
+""",
+        ),
     }
 )
