@@ -1037,5 +1037,108 @@ def histogram_shared(values, hist):
                 cuda.atomic.add(hist, b, s[b])
 """,
         ),
+        "heldout_softmax_exp_sum_tree_stops_early": dict(
+            exercise="11_softmax",
+            part="exp_sum",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="differs at",
+            kernel="""
+@cuda.jit
+def exp_sum(x, m, e, s):
+    buf = cuda.shared.array(TPB, float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    mx = m[r]
+    acc = float32(0.0)
+    for c in range(t, x.shape[1], TPB):
+        v = math.exp(x[r, c] - mx)
+        e[r, c] = v
+        acc += v
+    buf[t] = acc
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 1:  # one level short: buf[1] is never added into buf[0]
+        if t < stride:
+            buf[t] += buf[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        s[r] = buf[0]
+""",
+        ),
+        "heldout_histogram_shared_only_block_zero_flushes": dict(
+            exercise="07_histogram",
+            part="histogram_shared",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="differs at",
+            kernel="""
+@cuda.jit
+def histogram_shared(values, hist):
+    s = cuda.shared.array(BINS, int32)
+    t = cuda.threadIdx.x
+    for b in range(t, BINS, TPB):
+        s[b] = 0
+    cuda.syncthreads()
+    for i in range(cuda.grid(1), values.size, cuda.gridsize(1)):
+        v = values[i]
+        if v < BINS:
+            cuda.atomic.add(s, v, 1)
+    cuda.syncthreads()
+    if cuda.blockIdx.x == 0:  # the other blocks' counts are dropped
+        for b in range(t, BINS, TPB):
+            if s[b] > 0:
+                cuda.atomic.add(hist, b, s[b])
+""",
+        ),
+        "heldout_warp_reduce_every_warp_writes_partial": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            fail=["public", "hidden", "sync"],
+            passes=[],
+            reason="also written by another thread",  # the equal writes of warps 0-3 are not
+            kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    lane, warp = t % 32, t // 32
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    offset = 16
+    while offset > 0:
+        v += cuda.shfl_down_sync(FULL_MASK, v, offset)
+        offset //= 2
+    if lane == 0:
+        sums[warp] = v
+    cuda.syncthreads()
+    v = sums[lane] if lane < WARPS else float32(0.0)  # every warp does stage two
+    offset = 16
+    while offset > 0:
+        v += cuda.shfl_down_sync(FULL_MASK, v, offset)
+        offset //= 2
+    if lane == 0:
+        partial[cuda.blockIdx.x] = v  # four warps, one element: same value, but ...
+    if t == 32:
+        partial[cuda.blockIdx.x] = sums[1]  # ... warp 1 overwrites it with its own sum
+""",
+        ),
+        "heldout_gaming_scan_offsets_thread_zero_adds_block": dict(
+            exercise="08_scan",
+            part="add_block_offsets",
+            fail=["parallel"],
+            passes=["public", "hidden", "bounds"],
+            gaming="work spread",
+            reason="",
+            kernel="""
+@cuda.jit
+def add_block_offsets(out, offsets):
+    b = cuda.blockIdx.x
+    if cuda.threadIdx.x == 0 and b > 0:  # one thread walks its block's 128 elements
+        extra = offsets[b - 1]
+        for i in range(b * TPB, min((b + 1) * TPB, out.size)):
+            out[i] += extra
+""",
+        ),
     }
 )
