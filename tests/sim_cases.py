@@ -387,6 +387,27 @@ def atomics_only(x, out):
     cuda.atomic.add(out, 0, x[cuda.grid(1)])
 
 
+def same_value_written_twice(x, out):
+    # Threads t and t + 16 both clear slot t % 16: either order leaves 0 there.
+    s = cuda.shared.array(16, float32)
+    t = cuda.threadIdx.x
+    s[t % 16] = 0.0
+    cuda.syncthreads()
+    out[t] = s[t % 16] + x[t]
+
+
+def cas_retry_loop(x, out):
+    # Counts with a compare-and-swap loop whose first plain read may be stale.
+    i = cuda.grid(1)
+    slot = int32(x[i]) % 4
+    old = int32(out[slot])
+    while True:
+        seen = cuda.atomic.cas(out, slot, old, old + 1)
+        if seen == old:
+            break
+        old = seen
+
+
 # -- definedness -------------------------------------------------------------------------------
 def uninit_shared_to_global(x, out):
     s = cuda.shared.array(TPB, float32)

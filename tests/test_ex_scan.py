@@ -44,10 +44,14 @@ def _result(work, sizes=(1000,), hidden=False, k=1, ops=None, span=None):
 
 
 # -- spec and cases -------------------------------------------------------------------------
-def test_values_are_nonzero_small_integers_in_float32():
+def test_values_are_nonzero_small_quarters_in_float32():
     v = exs_scan.values(np.random.default_rng(0), 5000)
     assert v.dtype == np.float32 and (v != 0).all() and np.abs(v).max() <= 9
-    assert (v == np.round(v)).all() and (v < 0).any() and (v > 0).any()
+    assert (v * 4 == np.round(v * 4)).all() and (v < 0).any() and (v > 0).any()
+    # Not all whole numbers: a kernel that scans in an integer tile must be caught.
+    assert (v != np.round(v)).mean() > 0.5
+    # Every prefix sum is exact in float32, whatever the order of the additions.
+    assert np.array_equal(np.cumsum(v, dtype=np.float32), np.cumsum(v, dtype=np.float64))
 
 
 def test_block_scan_spec_scans_each_tile_and_totals_it():

@@ -171,10 +171,12 @@ def test_memory_analysis_survives_json_and_rejects_forgeries():
     assert back.bank_conflicts == rep.bank_conflicts and back.sectors == rep.sectors
     assert back.requests == rep.requests and any(k.startswith("x:load:") for k in back.requests)
     assert back.shared_atomics == rep.shared_atomics == 5
+    assert back.shared_contention == rep.shared_contention == 3  # x holds 0 three times
     for k in rep.atomic_counts:
         np.testing.assert_array_equal(back.atomic_counts[k], rep.atomic_counts[k])
     forged = [
         {**data, "shared_atomics": -1},
+        {**data, "shared_contention": -1},
         {**data, "atomic_counts": {"x": [], "hist": [[9, 1]]}},
         {**data, "atomic_counts": {"x": []}},
         {**data, "sectors": {"secret:load": {"accesses": 1, "sectors": 1, "ideal": 1}}},

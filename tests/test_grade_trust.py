@@ -52,6 +52,7 @@ def _write(out, case, *, nonce=NONCE, arrays=None, findings=None, extra_meta=Non
             "requests": {},
             "atomic_counts": {"a": [], "b": [], "out": []},
             "shared_atomics": 0,
+            "shared_contention": 0,
         },
     }
     meta.update(extra_meta or {})

@@ -183,6 +183,7 @@ def test_bank_conflicts_count_shared_atomics():
     atomic_line = [v for v in rep.bank_conflicts.values() if "atomic" in v["text"]]
     assert atomic_line and atomic_line[0]["worst"] == 2
     assert rep.shared_atomics == 32
+    assert rep.shared_contention == 16  # 16 lanes on each of the two words, one after another
 
 
 # -- class 4: races by construction, the same every run ----------------------------------------
@@ -213,6 +214,23 @@ def test_races_are_found_the_same_way_ten_times(case):
 def test_ordered_accesses_are_not_races(kernel, grid):
     rep = run(kernel, grid, 32, [np.arange(64, dtype=np.float32), np.zeros(64, np.float32)])
     assert kinds(rep) == {}
+
+
+def test_one_value_written_twice_is_no_race():
+    x = np.arange(32, dtype=np.float32)
+    rep = run(C.same_value_written_twice, 1, 32, [x, np.zeros(32, np.float32)])
+    assert kinds(rep) == {}
+
+
+def test_a_read_racing_with_atomics_sees_a_stale_defined_value():
+    """The first plain read of a CAS loop races with other blocks' atomics (a race finding)
+    but reads a value the element held, so the loop still counts every thread once."""
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(4, np.int32)
+    rep = run(C.cas_retry_loop, 2, 32, [x, out])
+    assert out.tolist() == [16, 16, 16, 16]
+    assert set(kinds(rep)) == {"race"}  # no undefined value reached a branch
+    assert "read without an atomic" in rep.findings["race"]["examples"][0]
 
 
 # -- definedness (initcheck) -------------------------------------------------------------------

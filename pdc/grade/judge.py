@@ -313,8 +313,14 @@ def _parallel(part: Part, ran: list[CaseResult]):
 
 
 def _contended(rep: LaunchReport) -> tuple[str, int] | None:
-    """The global array with the most atomics on one element, and that number (None: none)."""
+    """The array with the most atomics on one element, and that number (None: none).
+
+    Shared memory counts too: atomics on one shared word serialise as on a global one, so a
+    block that adds every value into one shared word is as serial as one global element.
+    """
     most = [(name, int(v.max())) for name, v in rep.atomic_counts.items() if v.size]
+    if rep.shared_contention:
+        most.append(("a shared array", rep.shared_contention))
     return max(most, key=lambda m: m[1]) if most else None
 
 

@@ -66,6 +66,7 @@ class LaunchReport:
             its ideal}: sectors per request per instruction, as a profiler counts them.
         atomic_counts: Global array argument -> int64 array of its shape: atomics per element.
         shared_atomics: Atomics on shared memory in total.
+        shared_contention: The most atomics one element of one block's shared array received.
         access: Only with ``launch(..., record=True)``, else None: for every global array
             argument (by name) and every shared array of block 0 (``"shared:<k>"`` in
             allocation order) -> {"shape": tuple, "thread": int64 array of that shape with
@@ -92,6 +93,7 @@ class LaunchReport:
     requests: dict = field(default_factory=dict)
     atomic_counts: dict = field(default_factory=dict)
     shared_atomics: int = 0
+    shared_contention: int = 0
     access: dict | None = None
 
     @property
@@ -160,6 +162,7 @@ def extras_to_json(rep: LaunchReport) -> dict:
         "requests": {k: {f: int(v[f]) for f in _REQUEST_FIELDS} for k, v in rep.requests.items()},
         "atomic_counts": atomics,
         "shared_atomics": int(rep.shared_atomics),
+        "shared_contention": int(rep.shared_contention),
     }
 
 
@@ -189,10 +192,11 @@ def extras_from_json(rep: LaunchReport, data, shapes: dict) -> None:
         "requests",
         "atomic_counts",
         "shared_atomics",
+        "shared_contention",
     }:
         raise ValueError(
             "memory analysis: expected bank_conflicts, sectors, requests, atomic_counts, "
-            "shared_atomics"
+            "shared_atomics, shared_contention"
         )
     banks = {}
     for line, v in _dict(data["bank_conflicts"], "bank_conflicts").items():
@@ -238,6 +242,7 @@ def extras_from_json(rep: LaunchReport, data, shapes: dict) -> None:
     rep.requests = requests
     rep.atomic_counts = counts
     rep.shared_atomics = _count(data["shared_atomics"], "shared_atomics")
+    rep.shared_contention = _count(data["shared_contention"], "shared_contention")
 
 
 def _dict(v, what: str) -> dict:

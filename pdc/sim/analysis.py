@@ -125,6 +125,7 @@ class Analysis:
         # over their ideal, the most sectors one request touched beyond its ideal]
         self.by_line: dict = {}
         self.shared_atomics = 0
+        self.shared_contention = 0  # the most atomics one block's shared element received
         self._last: dict = {}  # instruction -> the addresses it saw last and their result
         self._patterns: dict = {}  # (instruction, address pattern) -> its result
 

@@ -16,12 +16,17 @@ def _index_und(fr: Frame, index_und, site: str) -> None:
         check_defined(fr, u, "an array index (address)", site)
 
 
-def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str):
+def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str, vals=None):
     """Check one instruction's accesses against the shadow stamps and record them.
 
+    ``vals``, for a plain write, are the values stored: two unordered writes of one value
+    leave the same element in either order (clearing one slot twice), so they are no race.
+
     Returns, for a read, the lanes whose read races with another thread's write or atomic
-    (None when none does): on a GPU such a read may see the value before or after that
-    write, so the simulator gives it an undefined value.
+    and, of those, the lanes that race with a plain write (None when no lane races). A read
+    racing with a plain write may see a torn or half-ordered value: it is undefined. A read
+    racing only with atomics sees a value the element held (atomics are indivisible), maybe
+    stale: the simulator returns the value before the element's latest atomic.
     """
     S = fr.S
     sh = arr.shadow
@@ -42,11 +47,21 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str):
         return racy
     B = S.block_of[lanes]
     sh.flush(S)
-    _check(S, arr, f, lanes, B, kind, site)
+    same = None
+    if vals is not None:  # the element already holds the value: a write-write race is benign
+        same = arr.flat[f] == vals
+        if arr.defined is not None:
+            same &= arr.defined[f]
+    _check(S, arr, f, lanes, B, kind, site, same)
     sh.written = True
     if arr.kind == SHARED:
         sh.dirty[B] = True
     dup = sh.record(S, f, lanes, S.warp_of[lanes], B, kind)
+    if dup is not None and dup.any() and vals is not None:
+        _, inv = np.unique(f, return_inverse=True)
+        last = np.empty(inv.max() + 1, dtype=vals.dtype)
+        last[inv] = vals  # the value that stays: the last lane's, as the store below keeps
+        dup &= vals != last[inv]
     if dup is not None and dup.any():
         k = int(np.argmax(dup))
         S.finding(
@@ -59,12 +74,26 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str):
     return None
 
 
-def _check(S, arr, f, lanes, B, kind, site):
+def _check(S, arr, f, lanes, B, kind, site, same=None):
+    """The lanes that race (None: none) and, of those, the ones racing with a plain write.
+
+    ``same``: lanes of a plain write that store the value the element holds; their race
+    with an earlier plain write ("also written") is dropped.
+    """
     W, lane = S.warp_of[lanes], S.lane[lanes]
     racy, what = arr.shadow.check(S, f, lanes, W, B, lane, kind)
+    if same is not None and racy.any():
+        what = [(reason, r & ~same if reason == "also written" else r) for reason, r in what]
+        what = [(reason, r) for reason, r in what if r.any()]
+        racy = np.zeros(racy.size, dtype=bool)
+        for _, r in what:
+            racy |= r
     if not racy.any():
         return None
+    plain = np.zeros(racy.size, dtype=bool)
     for reason, r in what:
+        if reason != "updated atomically":
+            plain |= r
         k = int(np.argmax(r))
         op = {"read": "read", "write": "write", "atomic": "atomic on"}[kind]
         S.finding(
@@ -74,7 +103,7 @@ def _check(S, arr, f, lanes, B, kind, site):
             site,
             count=int(r.sum()),
         )
-    return racy
+    return racy, plain
 
 
 def _access_record(arr: SimArray, S, f, lanes, kind: str) -> None:
@@ -103,7 +132,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
     _index_und(fr, index_und, site)
     f, ok, pkey = arr.flat_index(S, lanes, index, "read", site)
     allok = ok.all()
-    vals = arr.flat[f]
+    vals = arr.flat[f]  # a copy (fancy indexing): stale values may replace some below
     und_l = None if allok else ~ok
     if not arr.all_defined:
         never = ~arr.defined[f]
@@ -121,12 +150,21 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
         good = np.flatnonzero(ok)
         fo, lo = f[good], lanes[good]
     if arr.kind == GLOBAL or arr.kind == SHARED:
-        racy = _races(fr, arr, fo, lo, "read", site)
-        if racy is not None:
+        found = _races(fr, arr, fo, lo, "read", site)
+        racy = None
+        if found is not None:
+            racy, plain = found
             if not allok:
-                r = np.zeros(lanes.size, dtype=bool)
-                r[good] = racy
-                racy = r
+                r, p = np.zeros(lanes.size, dtype=bool), np.zeros(lanes.size, dtype=bool)
+                r[good], p[good] = racy, plain
+                racy, plain = r, p
+            # Racing only with atomics: a stale but real value (a CAS loop checks it), still
+            # a race finding; a value read during an atomic sum is a partial sum.
+            stale = racy & ~plain if arr.before_atomic is not None else racy & False
+            if stale.any():
+                vals[stale] = arr.before_atomic[f[stale]]
+                racy = racy & ~stale
+        if racy is not None and racy.any():
             if not S.undef_origin:
                 k = int(np.argmax(racy))
                 S.undef_origin = (
@@ -189,7 +227,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
     else:
         fo, lo = f, lanes
     if arr.kind != LOCAL:
-        _races(fr, arr, fo, lo, "write", site)
+        _races(fr, arr, fo, lo, "write", site, vals if vu is None else None)
     arr.flat[fo] = vals
     if arr.defined is not None:
         if vu is None:
@@ -261,6 +299,10 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
             )
     if arr.kind != LOCAL:
         _races(fr, arr, fo, lo, "atomic", site)
+        # What a read racing with this atomic may still see (pdc.sim.memops.load).
+        if arr.before_atomic is None:
+            arr.before_atomic = arr.flat.copy()
+        arr.before_atomic[fo] = arr.flat[fo]
     old[good] = _apply(arr, fo, op, v[good], None if c is None else c[good])
     if op in ("cas", "exch"):
         locks.hand_offs(S, arr, fo, lo, op, old[good], None if c is None else c[good])
@@ -273,11 +315,21 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
         arr.loads.add(lanes)
         arr.stores.add(lanes)
         np.add.at(arr.atomic_counts, fo, 1)
-        _wrote(arr, S, fo, lo)
+        if op == "cas":  # a compare-and-swap that fails stores nothing (a retry loop's tries)
+            assert c is not None
+            hit = old[good] == c[good]
+            _wrote(arr, S, fo[hit], lo[hit])
+        else:
+            _wrote(arr, S, fo, lo)
     elif arr.kind == SHARED:
         S.sl.add(lanes)
         S.ss.add(lanes)
         S.an.shared_atomics += int(lo.size)
+        # Atomics on one shared word run one after another, as on a global one: a block
+        # that piles its values onto one word is serial (report.shared_contention).
+        np.add.at(arr.atomic_counts, fo, 1)
+        if fo.size:
+            S.an.shared_contention = max(S.an.shared_contention, int(arr.atomic_counts[fo].max()))
         S.an.banks(arr, lanes, f, ok, line, site, pkey)
     if arr.access is not None:
         _access_record(arr, S, fo, lo, "atomic")

@@ -69,8 +69,16 @@ class SimArray:
         # Counters the report needs, filled by the machine.
         self.loads: Any = None
         self.stores: Any = None
-        self.atomic_counts: Any = np.zeros(self.size, np.int64) if kind == GLOBAL else None
+        # Atomics per element; a shared array counts each block's copy apart (flat index).
+        self.atomic_counts: Any = (
+            np.zeros(self.size, np.int64)
+            if kind == GLOBAL
+            else np.zeros(self.flat.size, np.int64)
+            if kind == SHARED
+            else None
+        )
         self.owner: Any = None
+        self.before_atomic: Any = None  # each element's value before its latest atomic
         self.lock_writer: Any = None  # pdc.sim.locks: who last wrote each element by cas/exch
         self.lock_gen: Any = None  # ... and the warp's generation at that release
         self.written: Any = None

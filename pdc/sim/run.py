@@ -131,6 +131,7 @@ def _report(S, prog, grid, block, LaunchReport):
             "worst": worst,
         }
     rep.shared_atomics = S.an.shared_atomics
+    rep.shared_contention = S.an.shared_contention
     if S.record:
         rep.access = {}
         for arr in S.by_arg:

@@ -1,8 +1,9 @@
 """Exercise 08: inclusive prefix sum (scan), one block at a time, then across blocks.
 
 ``out[i] = x[0] + x[1] + ... + x[i]`` (``np.cumsum``) for a float32 ``x``. The inputs are
-small nonzero integers stored as float32, so every partial sum is exact and any order of
-additions gives the same bits: a wrong value is a wrong kernel, never rounding.
+small nonzero multiples of 1/4, so every partial sum is exact and any order of additions
+gives the same bits: a wrong value is a wrong kernel, never rounding. They are not whole
+numbers, so a kernel that keeps the tile in an integer array (truncating) is caught too.
 
 * ``block_scan(x, out, block_sums)``: block ``b`` of ``TPB`` threads scans its tile
   ``x[b*TPB : (b+1)*TPB]`` in shared memory and writes the tile's inclusive scan to ``out``
@@ -48,9 +49,13 @@ _PRIMES = (131, 137, 251, 263, 383, 389, 509, 521, 641, 653, 769, 787, 1021)
 
 
 def values(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` nonzero integers in ``[-9, 9]`` as float32: every prefix sum is exact."""
-    v = rng.integers(1, 10, n) * rng.choice([-1, 1], n)
-    return v.astype(np.float32)
+    """``n`` nonzero multiples of 1/4 in ``[-9, 9]`` as float32: every prefix sum is exact.
+
+    Quarters, not whole numbers: a sum of n of them needs at most log2(36 n) bits of
+    mantissa (24 in float32), and an integer tile would drop the fractions.
+    """
+    v = rng.integers(1, 37, n) * rng.choice([-1, 1], n)
+    return (v / 4).astype(np.float32)
 
 
 def scan_spec(x: np.ndarray) -> np.ndarray:
