@@ -171,13 +171,9 @@ def compile_many(
             assert proc.stdout is not None
             for raw in proc.stdout:
                 r = json.loads(raw)
-                spec = specs[r["id"]]
-                cc = tuple(r["cc"])
-                b = Build(spec["name"], cc, where=spec.get("where", ""))
-                b.ptx, b.seconds = r.get("ptx", ""), r.get("seconds", 0.0)
-                b.error, b.error_full = r.get("error", ""), r.get("full", "")
+                b = _build_of(specs[r["id"]], r)
                 with lock:
-                    builds[(r["id"], cc)] = b
+                    builds[(r["id"], b.cc)] = b
                 t0 = time.perf_counter()
                 if b.ptx:
                     futures.append(pool.submit(_assemble_and_finish, finish, b, ptxas, t0))
@@ -249,16 +245,22 @@ def builds_from(specs: list[dict], results: Iterable[dict], failure: str) -> lis
     out = []
     for spec in specs:
         for cc in spec["ccs"]:
-            b = Build(spec["name"], cc, where=spec.get("where", ""))
             got = found.get((spec["id"], cc))
             if got is None:
+                b = Build(spec["name"], cc, where=spec.get("where", ""))
                 b.error = failure
             else:
-                b.ptx, b.seconds = got.get("ptx", ""), got.get("seconds", 0.0)
-                b.error, b.error_full = got.get("error", ""), got.get("full", "")
-                b = assemble(b, ptxas)
+                b = assemble(_build_of(spec, got), ptxas)
             out.append(b)
     return out
+
+
+def _build_of(spec: dict, r: dict) -> Build:
+    """The :class:`Build` a worker's result line ``r`` (pdc.ptx.worker) describes, before ptxas."""
+    b = Build(spec["name"], tuple(r["cc"]), where=spec.get("where", ""))
+    b.ptx, b.seconds = r.get("ptx", ""), r.get("seconds", 0.0)
+    b.error, b.error_full = r.get("error", ""), r.get("full", "")
+    return b
 
 
 def _assemble_and_finish(finish: Callable, b: Build, ptxas: str, t0: float) -> Build:

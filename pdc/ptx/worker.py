@@ -182,10 +182,9 @@ def _compile(fn: Any, argtypes: tuple, ccs: list, source: str) -> Any:
         yield result
 
 
-def main() -> int:
-    """Compile every job read from stdin; one JSON result line per job and capability."""
-    jobs = pickle.load(sys.stdin.buffer)
-    out = sys.stdout
+def results(jobs: list[dict]) -> Any:
+    """One result dict per job and capability (its ``id``, ``cc``, then ``ptx`` or ``error``
+    and ``full``, and ``seconds``), each as soon as it is compiled."""
     for job in jobs:
         ccs = [tuple(cc) for cc in job["ccs"]]
         _patch(ccs[0])
@@ -195,17 +194,22 @@ def main() -> int:
         except Exception as exc:  # the source itself fails: every capability fails alike
             error, full = _failure(exc, job.get("source", ""))
             for cc in ccs:
-                out.write(json.dumps({"id": job["id"], "cc": cc, "error": error, "full": full}))
-                out.write("\n")
-            out.flush()
+                yield {"id": job["id"], "cc": cc, "error": error, "full": full}
             continue
         load_s = time.perf_counter() - t0
         for result in _compile(fn, argtypes, ccs, job.get("source", "")):
             result["id"] = job["id"]
             result["seconds"] += load_s
             load_s = 0.0
-            out.write(json.dumps(result) + "\n")
-            out.flush()
+            yield result
+
+
+def main() -> int:
+    """Compile every job read from stdin; one JSON result line per job and capability."""
+    jobs = pickle.load(sys.stdin.buffer)
+    for result in results(jobs):
+        sys.stdout.write(json.dumps(result) + "\n")
+        sys.stdout.flush()
     return 0
 
 
@@ -241,18 +245,8 @@ def fork_main(job: dict, out: Any) -> None:
     nonce = job["nonce"]
     jobs = pickle.loads((Path(job["inputs"]) / "jobs.pkl").read_bytes())
     with open(Path(out) / "builds.jsonl", "w") as f:
-        for spec in jobs:
-            ccs = [tuple(cc) for cc in spec["ccs"]]
-            _patch(ccs[0])
-            try:
-                fn, argtypes = _load(spec)
-            except Exception as exc:
-                error, full = _failure(exc, spec.get("source", ""))
-                results = [{"cc": cc, "error": error, "full": full} for cc in ccs]
-            else:
-                results = list(_compile(fn, argtypes, ccs, spec.get("source", "")))
-            for result in results:
-                f.write(json.dumps({**result, "id": spec["id"], "nonce": nonce}) + "\n")
+        for result in results(jobs):
+            f.write(json.dumps({**result, "nonce": nonce}) + "\n")
             f.flush()
 
 

@@ -160,8 +160,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
                 racy, plain = r, p
             # Racing only with atomics: a stale but real value (a CAS loop checks it), still
             # a race finding; a value read during an atomic sum is a partial sum.
-            stale = racy & ~plain if arr.before_atomic is not None else racy & False
-            if stale.any():
+            if arr.before_atomic is not None and (stale := racy & ~plain).any():
                 vals[stale] = arr.before_atomic[f[stale]]
                 racy = racy & ~stale
         if racy is not None and racy.any():
