@@ -206,6 +206,21 @@ def test_closing_a_zygote_stops_the_jobs_it_runs():
     assert not z.alive() and notes
 
 
+def test_a_fork_answered_just_before_the_zygote_stopped_does_not_wait_for_its_exit():
+    # Ctrl-C on a class: the zygote answered a fork, then was closed before the grader asked
+    # for that fork's exit. No exit will ever be read: the wait must end at once.
+    z = zygote.Zygote("test-stopped")
+    z.close()
+    for _ in range(600):
+        if z._dead:
+            break
+        time.sleep(0.01)
+    fut = z._exit_future(999_999)
+    assert fut.done()
+    with pytest.raises(zygote.ZygoteError, match="stopped"):
+        fut.result(timeout=0)
+
+
 def _try(z: zygote.Zygote, job: dict, cwd: Path) -> str:
     try:
         return z.run(job, cwd, 120)

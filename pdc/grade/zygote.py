@@ -180,8 +180,15 @@ class Zygote:
         return not self._dead and self.proc.poll() is None
 
     def _exit_future(self, pid: int) -> Future:
+        """The future of fork ``pid``'s exit status; failed at once when the zygote is gone
+        (stopped between answering the fork and this call: no exit will ever be read)."""
         with self._lock:
-            return self._exits.setdefault(pid, Future())
+            fut = self._exits.get(pid)
+            if fut is None:
+                fut = self._exits[pid] = Future()
+                if self._dead:
+                    fut.set_exception(ZygoteError(f"the {self.name} zygote stopped"))
+            return fut
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
