@@ -124,11 +124,7 @@ def run_public(
         rep = sim.launch(kernel, c.grid, c.block, args, list(c.args))
         outputs = {o: args[list(c.args).index(o)] for o in c.outputs}
         results.append(CaseResult(c, outputs=outputs, report=rep))
-    import dataclasses
-
-    public_part = dataclasses.replace(
-        part, points={k: v for k, v in part.points.items() if k != "hidden"}
-    )
+    public_part = exs.public_only(part)
     return public_part, judge(public_part, results, expected)
 
 

@@ -215,7 +215,7 @@ def _finish(job: _Job, cells, run, compiled, hidden, seconds=None) -> PartResult
         results = [CaseResult(c, failure=why) for c in job.cases]
         note = why
     if not hidden:
-        part = _public_only(part)
+        part = exs.public_only(part)
     verdicts = judge(part, results, job.expected)
     if note:
         for v in verdicts:
@@ -299,13 +299,6 @@ def run_parts(
         _finish(j, tasks[k][2], runs.get(k), compiled, hidden, seconds.get(k))
         for k, j in enumerate(jobs)
     ]
-
-
-def _public_only(part):
-    import dataclasses
-
-    pts = {k: v for k, v in part.points.items() if k != "hidden"}
-    return dataclasses.replace(part, points=pts)
 
 
 def _has_gpu() -> bool:

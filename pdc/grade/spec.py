@@ -10,7 +10,7 @@ seed the grader picks and are never described to the student beyond "hidden case
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -110,6 +110,11 @@ class Exercise:
     title: str
     parts: list
     constants: dict
+
+
+def public_only(part: Part) -> Part:
+    """``part`` without its hidden-case points: what a check on the public cases can score."""
+    return replace(part, points={k: v for k, v in part.points.items() if k != "hidden"})
 
 
 def public_cases(part: Part, seed: int = 0) -> list[Case]:

@@ -26,6 +26,7 @@ from pdc.grade.spec import (
     Part,
     hidden_cases,
     public_cases,
+    public_only,
 )
 
 #: An exercise module's name: ``ex`` and the notebook's name (``ex03_matmul``: 03_matmul).
@@ -135,4 +136,5 @@ __all__ = [
     "hidden_cases",
     "load",
     "public_cases",
+    "public_only",
 ]

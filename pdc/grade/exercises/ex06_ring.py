@@ -17,7 +17,6 @@ from pdc.grade import spec
 
 from .ring_run import (
     _judge,
-    _public_part,
     _warm,
     handler_from_source,
     precheck,
@@ -63,7 +62,7 @@ def check_ring(kdef) -> None:
     """In-notebook check of a ring handler on the public streams (in this process)."""
     from pdc.grade.judge import summary
 
-    part = _public_part(RING.parts[0])
+    part = spec.public_only(RING.parts[0])
     cases = public_cases()
     results = run_cases(kdef, [c.args["requests"] for c in cases])
     print(summary(part, _judge(part, cases, results, None)))

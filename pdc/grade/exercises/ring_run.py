@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from pdc.grade import source
+from pdc.grade import source, spec
 from pdc.grade.judge import Verdict
 
 from .ring_spec import (
@@ -333,7 +333,7 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
         for k, c in enumerate((c for c in cases if c.hidden), 1):
             c.label = f"hidden case {k}"
     if not hidden:
-        part = _public_part(part)
+        part = spec.public_only(part)
     src, why = precheck(cells, part.name)
     if src is None:
         return grader.PartResult(
@@ -382,12 +382,6 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
 def _constants(ex, cells) -> dict:
     """The notebook's numeric constants, the exercise's own winning (as for kernels)."""
     return source.extract(cells, [], ex.constants).constants
-
-
-def _public_part(part):
-    import dataclasses
-
-    return dataclasses.replace(part, points={k: v for k, v in part.points.items() if k != "hidden"})
 
 
 def _warm() -> None:

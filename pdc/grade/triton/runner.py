@@ -94,7 +94,7 @@ def grade_part(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_s
     cases = _cases(part, seed, hidden, tuple(extra_seeds or ()))
     expected = [part.reference(c.args) for c in cases]
     if not hidden:
-        part = _public_only(part)
+        part = exs.public_only(part)
     found = kernels.extract(cells, part.name, part.params, ex.constants)
     why = f"rejected: {found.problem}" if found.problem else ""
     runs: list = [None] * len(cases)
@@ -150,12 +150,6 @@ def _gate_verdict(path: Path, nonce: str) -> str:
     return f"does not compile for sm_80: {str(meta['error'])[:300]}"
 
 
-def _public_only(part):
-    import dataclasses
-
-    return dataclasses.replace(part, points={k: v for k, v in part.points.items() if k != "hidden"})
-
-
 def _sources(kernel) -> list[str]:
     """The kernel's source and that of the Triton functions beside it (a notebook's cells)."""
     fn = kernel
@@ -184,5 +178,5 @@ def check_kernel(kernel, name: str | None = None) -> None:
     if part.runner is not grade_part:
         raise ValueError(f"[grade.triton.check] expected a Triton exercise kernel, got {name!r}")
     result = grade_part(ex, part, _sources(kernel), hidden=False)
-    print(summary(_public_only(part), result.verdicts))
+    print(summary(exs.public_only(part), result.verdicts))
     print("Public cases only: `pdc grade` adds hidden cases drawn when it runs.")
