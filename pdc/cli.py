@@ -11,7 +11,7 @@ import sys
 
 COMMANDS = {
     "doctor": ("pdc.doctor", "check this machine's GPU setup and installed libraries"),
-    "bench": ("pdc.ring.tools.bench", "benchmarks: `pdc bench ring|sim|grade`"),
+    "bench": ("pdc.ring.tools.bench", "benchmarks: `pdc bench ring|sim|grade|check`"),
     "stress": ("pdc.ring.tools.stress", "ring kernels under threads, toggles and faults: 0 lost"),
     "grade": ("pdc.grade.cli", "grade exercise submissions (notebooks or folders)"),
     "assign": ("pdc.grade.assign", "generate student exercises from the solutions"),
@@ -47,10 +47,12 @@ def main(argv: list[str] | None = None) -> int:
             "ring": "pdc.ring.tools.bench",
             "sim": "pdc.sim.bench",
             "grade": "pdc.grade.bench",
+            "check": "pdc.grade.bench_check",
         }
         if not rest or rest[0] not in benches:
             print(
-                "usage: pdc bench {ring,sim,grade} [options]  (`pdc bench NAME --help` for each)",
+                "usage: pdc bench {ring,sim,grade,check} [options]  "
+                "(`pdc bench NAME --help` for each)",
                 file=sys.stderr,
             )
             return 2

@@ -106,3 +106,55 @@ def test_a_racy_kernel_scores_the_same_under_one_seed():
     ]
     a, b = ([(v.test, v.score, v.output) for v in s.parts[0].verdicts] for s in runs)
     assert a == b and runs[0].seed == runs[1].seed == 12345
+
+
+def _multiply_cells() -> tuple[list[str], dict]:
+    cells = notebook.notebook_cells(ROOT / "solutions" / "01_elementwise.ipynb")
+    ns = {"cuda": pdc.numba_cuda()}
+    _define(next(c for c in cells if "def multiply(" in c), "<cell multiply>", ns)
+    return cells, ns
+
+
+def test_the_gate_compiles_while_the_simulator_runs_the_cases(monkeypatch):
+    import threading
+
+    cells, ns = _multiply_cells()
+    sim_started = threading.Event()
+    seen: dict = {}
+
+    def gate(ex, part, cells):
+        seen["gate"] = threading.current_thread()
+        # Answers only once the simulator has started: a check that waited for the gate
+        # before simulating would never get here in time.
+        seen["overlapped"] = sim_started.wait(timeout=30)
+        return None
+
+    real = checking.sim.launch
+
+    def launch(*args, **kwargs):
+        seen["sim"] = threading.current_thread()
+        sim_started.set()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(checking, "gate_problem", gate)
+    monkeypatch.setattr(checking.sim, "launch", launch)
+    part, verdicts = checking.run_public(ns["multiply"], cells=cells)
+    assert seen["overlapped"] and seen["gate"] is not seen["sim"]
+    assert all(v.passed for v in verdicts)
+
+
+def test_the_gate_verdict_decides_and_a_simulator_error_only_counts_when_it_compiles(
+    monkeypatch,
+):
+    cells, ns = _multiply_cells()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the simulator cannot run this kernel")
+
+    monkeypatch.setattr(checking.sim, "launch", broken)
+    monkeypatch.setattr(checking, "gate_problem", lambda *a: "does not compile for a GPU: x")
+    part, verdicts = checking.run_public(ns["multiply"], cells=cells)
+    assert not verdicts[0].passed and "does not compile for a GPU: x" in verdicts[0].output
+    monkeypatch.setattr(checking, "gate_problem", lambda *a: None)
+    with pytest.raises(RuntimeError, match="cannot run this kernel"):
+        checking.run_public(ns["multiply"], cells=cells)

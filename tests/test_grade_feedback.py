@@ -90,7 +90,7 @@ def no_gpu_line(monkeypatch):
     import importlib
 
     resources = importlib.import_module("pdc.ptx.resources")
-    monkeypatch.setattr(resources, "check_line", lambda kernel, args, block: "")
+    monkeypatch.setattr(resources, "check_line", lambda kernel, args, block, **kw: "")
 
 
 @pytest.fixture

@@ -61,7 +61,7 @@ def _jobs():
 @pytest.mark.skipif(not zygote.enabled(), reason="zygotes are used on Linux only")
 def test_warm_gate_gives_a_fresh_workers_verdicts():
     jobs = _jobs()
-    warm = gate._compile_warm(jobs)
+    warm = gate._compile_warm(jobs, (gate.CC,), gate.COMPILE_TIMEOUT_S)
     fresh = compile_many(jobs, ccs=(gate.CC,), workers=1)
     assert warm is not None
     got = {b.name: (b.ok, b.error) for b in warm}
@@ -79,6 +79,6 @@ def test_warm_gate_gives_a_fresh_workers_verdicts():
 
 def test_without_zygotes_the_gate_uses_a_fresh_worker(monkeypatch):
     monkeypatch.setenv("PDC_GRADE_ZYGOTE", "0")
-    assert gate._compile_warm(_jobs()) is None
+    assert gate._compile_warm(_jobs(), (gate.CC,), 60.0) is None
     out = gate.check_compiles(_jobs()[:2])
     assert out["good"] is None and out["untyped"]

@@ -28,7 +28,9 @@ def _zygotes() -> dict:
     return {s: zygote._POOL[f"triton-{s}"].proc.pid for s in warm.STAGES}
 
 
-def test_a_second_check_forks_from_the_same_zygotes_and_keeps_the_gate_verdict(monkeypatch):
+def test_a_second_check_forks_from_the_same_zygotes_and_keeps_the_gate_verdict(
+    monkeypatch, tmp_path
+):
     stages: list[str] = []
     real = warm.run
 
@@ -38,8 +40,9 @@ def test_a_second_check_forks_from_the_same_zygotes_and_keeps_the_gate_verdict(m
 
     monkeypatch.setattr(warm, "run", counted)
     # Verdicts kept by an earlier test in this process (the same solution graded) would
-    # skip the first gate: start from none.
+    # skip the first gate, and so would those kept on disk: start from none.
     monkeypatch.setattr(warm, "_GATE", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     ex, part = exs.find_part("softmax_kernel", plugins=True)
     cells = _cells("12_triton_softmax")
     warm.warm_soon()
@@ -58,9 +61,33 @@ def test_a_second_check_forks_from_the_same_zygotes_and_keeps_the_gate_verdict(m
     assert [(v.criterion, v.score) for v in second.verdicts] == [
         (v.criterion, v.score) for v in first.verdicts
     ]
+    # A new kernel process (nothing kept in memory) reads the verdict kept on disk.
+    monkeypatch.setattr(warm, "_GATE", {})
+    stages.clear()
+    third = runner.grade_part(ex, part, cells, hidden=False)
+    assert stages == ["run"]
+    assert [v.score for v in third.verdicts] == [v.score for v in first.verdicts]
 
 
-def test_a_changed_kernel_is_compiled_again():
+def test_a_gate_verdict_kept_on_disk_is_read_back_and_a_corrupted_one_is_not(
+    monkeypatch, tmp_path
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(warm, "_GATE", {})
+    spec = {"signature": {"x": "*fp32"}, "constexprs": {}, "num_warps": 4}
+    key = warm.gate_key("def k(x):\n    pass\n", spec)
+    warm.gate_keep(key, "does not compile for sm_80: because")
+    monkeypatch.setattr(warm, "_GATE", {})
+    assert warm.gate_known(key) == "does not compile for sm_80: because"
+    for text in ("{not json", '{"verdict": 3}', "[]", ""):
+        warm._disk(key).write_text(text)
+        monkeypatch.setattr(warm, "_GATE", {})
+        assert warm.gate_known(key) is None, text
+    assert list(tmp_path.rglob("*.tmp")) == []  # written through a temporary file, renamed
+
+
+def test_a_changed_kernel_is_compiled_again(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     spec = {"signature": {"x": "*fp32"}, "constexprs": {}, "num_warps": 4}
     a = warm.gate_key("def k(x):\n    pass\n", spec)
     assert a != warm.gate_key("def k(x):\n    return\n", spec)

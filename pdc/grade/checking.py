@@ -12,6 +12,8 @@ import inspect
 import os
 import re
 import textwrap
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -111,21 +113,53 @@ def run_public(
     fn = python_function(kernel)
     name = name or fn.__name__
     ex, part = exs.find_part(name)
-    if cells is not None:
-        gate_why = gate_problem(ex, part, cells)
+    # The gate compiles in a process of its own while the simulator runs the cases in
+    # another: the check waits for the slower, not for both. Its verdict decides.
+    gate = background(gate_problem, ex, part, cells) if cells is not None else None
     cases = exs.public_cases(part)
     expected = [part.reference(c.args) for c in cases]
-    results = []
-    for c in cases:
-        if gate_why:
-            results.append(CaseResult(c, failure=gate_why))
-            continue
-        args = [v.copy() if isinstance(v, np.ndarray) else v for v in c.args.values()]
-        rep = sim.launch(kernel, c.grid, c.block, args, list(c.args))
-        outputs = {o: args[list(c.args).index(o)] for o in c.outputs}
-        results.append(CaseResult(c, outputs=outputs, report=rep))
+    ran: list = []
+    error: Exception | None = None
+    if not gate_why:
+        try:
+            for c in cases:
+                args = [v.copy() if isinstance(v, np.ndarray) else v for v in c.args.values()]
+                rep = sim.launch(kernel, c.grid, c.block, args, list(c.args))
+                outputs = {o: args[list(c.args).index(o)] for o in c.outputs}
+                ran.append(CaseResult(c, outputs=outputs, report=rep))
+        except Exception as exc:  # a kernel the gate refuses fails to type here too
+            error = exc
+    if gate is not None:
+        gate_why = gate.result()
+    if gate_why:
+        results = [CaseResult(c, failure=gate_why) for c in cases]
+    elif error is not None:
+        raise error
+    else:
+        results = ran
     public_part = exs.public_only(part)
     return public_part, judge(public_part, results, expected)
+
+
+def background(fn, *args) -> Future:
+    """``fn(*args)`` on a daemon thread: its result (or exception) in the returned future.
+
+    What runs there waits on a child process (the compile gate, a real-GPU build), so it
+    overlaps with this thread's work. A daemon thread: an interrupted check returns at once
+    and the child's answer is dropped, and the interpreter never waits for it at exit.
+    """
+    future: Future = Future()
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # handed to whoever asks for the result
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name=f"pdc-check-{fn.__name__}", daemon=True).start()
+    return future
 
 
 PUBLIC_ONLY = "public cases only: the grader also runs hidden cases (pdc grade)"
@@ -196,10 +230,12 @@ def resources_line(kernel, part) -> str:
     the kernel compiled for its first public case's arguments and block."""
     if part.resources is not None:
         return part.resources(kernel)
+    from pdc.grade.gate import compile_many_warm
     from pdc.ptx.resources import check_line
 
     case = exs.public_cases(part)[0]
-    return check_line(kernel, list(case.args.values()), tuple(case.block))
+    args = list(case.args.values())
+    return check_line(kernel, args, tuple(case.block), compiler=compile_many_warm)
 
 
 def check(kernel, name: str | None = None, *, show="auto") -> None:
@@ -239,12 +275,14 @@ def check(kernel, name: str | None = None, *, show="auto") -> None:
         cells = None  # no history of the cells that defined it: ask numba about the object
     if cells is None:
         gate_why = live_gate_problem(kernel, exs.find_part(name)[1])
+    # The real-GPU build for the resources line compiles meanwhile, in a process of its own.
+    line = background(resources_line, kernel, exs.find_part(name)[1])
     part, verdicts = run_public(kernel, name, cells, gate_why)
     print(summary(part, verdicts))
     print(PUBLIC_ONLY)
     if (warning := unsaved_warning(fn, part.name, path)) is not None:
         print(warning)
-    print(resources_line(kernel, part))
+    print(line.result())
     index = 0
     if auto:
         shows = pictures_for(verdicts)

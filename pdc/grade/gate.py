@@ -65,7 +65,7 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
         key -> None when the kernel compiles for sm_80, else numba's error in one line.
         When NVIDIA's compiler is not installed, every key maps to None (no gate).
     """
-    from pdc.ptx import CompilerMissing, compile_many, describe
+    from pdc.ptx import CompilerMissing, describe
     from pdc.ptx.compile import _cache_dir, cache_key
 
     out: dict[str, str | None] = {}
@@ -81,12 +81,7 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
             todo.append((h, text, kernel, args))
     if todo:
         try:
-            # One compiling process: a class grades students side by side, and a single
-            # submission simulates its kernels while they compile (a second process
-            # would import numba again, a second of CPU, to save little).
-            builds = _compile_warm(todo)
-            if builds is None:
-                builds = compile_many(todo, ccs=(CC,), timeout=COMPILE_TIMEOUT_S, workers=1)
+            builds = compile_many_warm(todo, ccs=(CC,), timeout=COMPILE_TIMEOUT_S)
         except CompilerMissing:
             return {key: None for key, *_ in jobs}
         for (h, *_), b in zip(todo, builds):
@@ -118,9 +113,29 @@ def warm_soon() -> None:
         return  # the first check compiles the way it can and reports what fails
 
 
-def _compile_warm(todo: list) -> list | None:
-    """``compile_many(todo)`` in a fork of the gate's zygote (pdc.grade.zygote), which has
-    imported numba-cuda and loaded NVVM once: a class pays that second once, not once per
+def compile_many_warm(jobs: list, ccs=(CC,), timeout: float | None = COMPILE_TIMEOUT_S) -> list:
+    """``pdc.ptx.compile_many(jobs, ccs)`` in one compiling process: a fork of the gate's
+    zygote where there is one, else a fresh child. The gate compiles through it, and so do
+    a notebook check's real-GPU resources (``pdc.ptx.compile_cached``'s ``compiler``).
+
+    Raises:
+        CompilerMissing: If NVIDIA's compiler wheels are not installed.
+    """
+    from pdc.ptx import compile_many
+
+    limit = COMPILE_TIMEOUT_S if timeout is None else timeout
+    builds = _compile_warm(jobs, tuple(ccs), limit)
+    if builds is None:
+        # One compiling process: a class grades students side by side, and a single
+        # submission simulates its kernels while they compile (a second process would
+        # import numba again, a second of CPU, to save little).
+        builds = compile_many(jobs, ccs=ccs, timeout=limit, workers=1)
+    return builds
+
+
+def _compile_warm(todo: list, ccs: tuple, limit: float) -> list | None:
+    """``compile_many(todo, ccs)`` in a fork of the gate's zygote (pdc.grade.zygote), which
+    has imported numba-cuda and loaded NVVM once: a class pays that second once, not once per
     student. None where zygotes are off or the zygote could not fork (nothing ran).
 
     Raises:
@@ -129,17 +144,19 @@ def _compile_warm(todo: list) -> list | None:
     import pickle
 
     from pdc.grade import sandbox, zygote
+    from pdc.ptx.build import find_ptxas
     from pdc.ptx.compile import builds_from, job_specs
 
     if not zygote.enabled():
         return None
-    specs = job_specs(todo, (CC,))
+    find_ptxas()  # as compile_many: say that the compiler is missing before anything runs
+    specs = job_specs(todo, ccs)
     with sandbox.workspace() as ws:
         (ws.inputs / "jobs.pkl").write_bytes(pickle.dumps(specs))
         job = {"entry": "pdc.ptx.worker:fork_main", "nonce": ws.nonce}
         job.update(inputs=str(ws.inputs), outdir=str(ws.out))
         try:
-            note = zygote.get("gate", _PREPARE).run(job, ws.root, COMPILE_TIMEOUT_S)
+            note = zygote.get("gate", _PREPARE).run(job, ws.root, limit)
         except zygote.ZygoteError:
             return None
         results = []

@@ -307,8 +307,14 @@ def compile_cached(
     timeout: float = 120,
     name: str | None = None,
     cache: bool = True,
+    compiler: Callable[..., list[Build]] | None = None,
 ) -> list[Build]:
-    """:func:`compile_source` for several capabilities in one child process, cached on disk."""
+    """:func:`compile_source` for several capabilities in one child process, cached on disk.
+
+    ``compiler`` runs the jobs not found on disk, as :func:`compile_many` (the default) does:
+    e.g. in a fork of a process that has imported numba-cuda already
+    (``pdc.grade.gate.compile_many_warm``).
+    """
     descs = [describe(a) for a in args]
     paths = {cc: _cache_dir() / f"{cache_key(source, kernel, descs, cc)}.json" for cc in ccs}
     found: dict[tuple[int, int], Build] = {}
@@ -321,7 +327,7 @@ def compile_cached(
     todo = [cc for cc in ccs if cc not in found]
     if todo:
         job = {"name": name or kernel, "source": source, "kernel": kernel, "args": descs}
-        for build in compile_many([job], ccs=todo, timeout=timeout):
+        for build in (compiler or compile_many)([job], ccs=todo, timeout=timeout):
             found[build.cc] = build
             # Keep successes and compile errors; a timeout or a crash is worth retrying.
             if cache and (build.ok or build.error.startswith("TypingError")):
@@ -357,14 +363,18 @@ def compile_function(fn: Any, *args: Any, cc: tuple[int, int] = (9, 0)) -> Build
 
 
 def compile_function_for(
-    fn: Any, args: Sequence[Any], ccs: Sequence[tuple[int, int]]
+    fn: Any,
+    args: Sequence[Any],
+    ccs: Sequence[tuple[int, int]],
+    compiler: Callable[..., list[Build]] | None = None,
 ) -> list[Build]:
-    """:func:`compile_function` for several capabilities in one child process."""
+    """:func:`compile_function` for several capabilities in one child process (``compiler``:
+    as for :func:`compile_cached`)."""
     from .gather import function_source
 
     find_ptxas()  # say that the compiler is missing before looking for the source
     source, kernel = function_source(fn)
-    return compile_cached(source, kernel, args, ccs, cache=True)
+    return compile_cached(source, kernel, args, ccs, cache=True, compiler=compiler)
 
 
 __all__ = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,11 @@ class Resources:
 
 
 def resources(
-    kernel: Any, *args: Any, block: int | tuple[int, ...] | None = None, **constexprs: Any
+    kernel: Any,
+    *args: Any,
+    block: int | tuple[int, ...] | None = None,
+    compiler: Callable[..., list] | None = None,
+    **constexprs: Any,
 ) -> Resources:
     """Compile ``kernel`` for an H100 (sm_90) and an A100 (sm_80) and report its resources.
 
@@ -68,6 +73,8 @@ def resources(
         kernel: A ``@cuda.jit`` kernel (or its Python function) defined in this process.
         *args: Example arguments (arrays and scalars of the types it will be launched with).
         block: Threads per block (or the block shape) for the occupancy (default 256).
+        compiler: What compiles a ``@cuda.jit`` kernel not found in the cache (default
+            ``pdc.ptx.compile_many``, a fresh child process; see ``compile_cached``).
         **constexprs: For a Triton kernel: its ``tl.constexpr`` values, and ``num_warps``
             (default 4; a program of ``num_warps`` warps is the block).
 
@@ -88,7 +95,7 @@ def resources(
     size = math.prod(shape)
     if not 1 <= size <= 1024:
         raise ValueError(f"[pdc.resources] expected a block of 1..1024 threads, got {size}")
-    sm90, sm80 = compile_function_for(kernel, args, [(9, 0), (8, 0)])
+    sm90, sm80 = compile_function_for(kernel, args, [(9, 0), (8, 0)], compiler)
     occ = sm90.occupancy(size, "H100") if sm90.ok else None
     return Resources(sm90.name, sm90, sm80, size, occ, shape)
 
@@ -103,18 +110,21 @@ def _triton_resources(kernel: Any, args: tuple, constexprs: dict) -> Resources:
     return Resources(sm90.name, sm90, sm80, 32 * warps, occ, (32 * warps,))
 
 
-def check_line(kernel: Any, args: list, block: tuple) -> str:
+def check_line(
+    kernel: Any, args: list, block: tuple, compiler: Callable[..., list] | None = None
+) -> str:
     """The line an exercise check prints: the kernel's resources on a real GPU, or why not.
 
     Args:
         kernel: The kernel (or its Python function).
         args: Example arguments (the exercise's first public case).
         block: The block it is launched with.
+        compiler: As for :func:`resources`.
     """
     from .build import WHEELS, CompilerMissing
 
     try:
-        r = resources(kernel, *args, block=tuple(block))
+        r = resources(kernel, *args, block=tuple(block), compiler=compiler)
     except CompilerMissing:
         return f"Real-GPU resources: not shown, NVIDIA's compiler is not installed ({WHEELS})."
     except (ValueError, TypeError, OSError) as exc:

@@ -21,12 +21,14 @@ def check(kernel, name: str | None = None) -> None:
 
 
 def _warm_children() -> None:
-    """A notebook that imports torch and Triton, then ``check``, will check Triton kernels:
-    start the grading zygotes now, in the background (pdc.grade.triton.warm), so the first
-    check answers as fast as the later ones."""
+    """A notebook that imports ``check`` will check Triton kernels: start the grading zygotes
+    now, in the background (pdc.grade.triton.warm), so the first check answers as fast as
+    the later ones. The exercises import it before torch: the zygotes' imports of torch then
+    run beside the notebook's own, on another core."""
     import sys
 
-    if "triton" not in sys.modules or "torch" not in sys.modules:
+    notebook = "ipykernel" in sys.modules  # a Jupyter kernel (a grader never runs in one)
+    if not notebook and ("triton" not in sys.modules or "torch" not in sys.modules):
         return  # the grader, or a tool: nothing says a check is coming
     from .warm import warm_soon
 

@@ -9,8 +9,9 @@ has a zygote (pdc.grade.zygote) that has done those imports (``prepare``) and fo
 child per job: a class pays the imports once, and a notebook's ``check`` once it has asked
 for them (``warm_soon``, when the exercise's checks are imported).
 
-The compile gate's verdict depends only on the module text and the compile spec: it is kept
-per process by their hash, and a kernel checked again unchanged is not compiled again.
+The compile gate's verdict depends only on the module text, the compile spec and Triton's
+version: it is kept by their hash, in the process and on disk beside pdc.ptx's builds, and a
+kernel checked again unchanged is not compiled again.
 """
 
 from __future__ import annotations
@@ -93,17 +94,58 @@ def warm_soon() -> None:
             return  # the check starts its own children and reports what fails
 
 
+#: Bump when what the Triton gate accepts or says changes: verdicts kept on disk by an
+#: earlier version are then not read.
+GATE_VERSION = "1"
+
+
 def gate_key(text: str, spec: dict) -> str:
-    """The hash the gate's verdict is kept under."""
-    return hashlib.sha256(json.dumps([text, spec], sort_keys=True).encode()).hexdigest()
+    """The hash the gate's verdict is kept under: the module text, the compile spec, and
+    the versions of Triton and of this gate."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        triton = version("triton")
+    except PackageNotFoundError:
+        triton = "none"
+    data = json.dumps([text, spec, triton, GATE_VERSION], sort_keys=True)
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+def _disk(key: str) -> Path:
+    from pdc.ptx.compile import _cache_dir
+
+    return _cache_dir() / f"triton-gate-{key}.json"
 
 
 def gate_known(key: str) -> str | None:
-    """The kept verdict of the gate for ``key`` ("" passes), or None when not kept."""
+    """The kept verdict of the gate for ``key`` ("" passes), or None when not kept: in this
+    process, else on disk (a notebook run again in a new kernel compiles nothing new)."""
     with _LOCK:
-        return _GATE.get(key)
+        if key in _GATE:
+            return _GATE[key]
+    try:
+        verdict = json.loads(_disk(key).read_text())["verdict"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(verdict, str):
+        return None  # a corrupted entry: compiled again, and written anew
+    with _LOCK:
+        _GATE[key] = verdict
+    return verdict
 
 
 def gate_keep(key: str, verdict: str) -> None:
+    """Keep the gate's verdict for ``key`` in this process and on disk (best effort)."""
+    import os
+
     with _LOCK:
         _GATE[key] = verdict
+    path = _disk(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps({"verdict": verdict}))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
