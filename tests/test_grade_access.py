@@ -139,7 +139,7 @@ def test_check_shows_the_bank_table_and_the_access_maps(capsys, monkeypatch):
 
     # The real-GPU line compiles the kernel: not what this test is about.
     resources = importlib.import_module("pdc.ptx.resources")
-    monkeypatch.setattr(resources, "check_line", lambda kernel, args, block: "")
+    monkeypatch.setattr(resources, "check_line", lambda kernel, args, block, **kw: "")
     shown = []
     monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
     _, _, _, fn = _matmul_tiled()
