@@ -69,9 +69,7 @@ def test_a_second_check_forks_from_the_same_zygotes_and_keeps_the_gate_verdict(
     assert [v.score for v in third.verdicts] == [v.score for v in first.verdicts]
 
 
-def test_a_gate_verdict_kept_on_disk_is_read_back_and_a_corrupted_one_is_not(
-    monkeypatch, tmp_path
-):
+def test_a_gate_verdict_kept_on_disk_is_read_back_and_a_corrupted_one_is_not(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(warm, "_GATE", {})
     spec = {"signature": {"x": "*fp32"}, "constexprs": {}, "num_warps": 4}

@@ -67,7 +67,10 @@ def measure(path: Path, pause: float = 0.0, env: dict | None = None) -> dict:
                 try:
                     client.execute_cell(cell, index)
                 except CellExecutionError as exc:
-                    raise RuntimeError(f"[bench check] {path.name}, cell {index}: {exc}") from None
+                    raise RuntimeError(
+                        f"[bench check] expected every cell of {path.name} to run, got cell "
+                        f"{index} failing: {exc.ename}: {exc.evalue}"
+                    ) from None
                 if checking and (s := _seconds(cell)) is not None:
                     checks.append(s)
     finally:
