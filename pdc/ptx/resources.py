@@ -159,7 +159,7 @@ def ring_resources(kdef: Any) -> list[Build]:
     ccs = [(9, 0), (8, 0)]
     # The ring kernel is pdc's code around the handler: a change to it is a new build.
     ring_dir = Path(__file__).resolve().parents[1] / "ring"
-    runtime = "".join(p.read_text() for p in sorted(ring_dir.glob("*.py")))
+    runtime = "".join(p.read_text() for p in sorted(ring_dir.rglob("*.py")))
     key_source = source + "\n# pdc.ring " + hashlib.sha256(runtime.encode()).hexdigest()
     paths = [_cache_dir() / f"{cache_key(key_source, 'ring:' + name, [], cc)}.json" for cc in ccs]
     if all(p.is_file() for p in paths):
