@@ -1,0 +1,60 @@
+"""What importing the checks starts in the background, and when: a notebook without a GPU
+starts the simulator's worker and the compile gate's zygote at once (before numba.cuda is
+imported); a tool or the grader, where nothing says a check is coming, starts nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pdc.backends import _probe
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_PROBE = r"""
+import json, sys, time, types
+if sys.argv[1] == "notebook":
+    sys.modules["ipykernel"] = types.ModuleType("ipykernel")  # what a Jupyter kernel has loaded
+import pdc
+from pdc.grade import check
+from pdc.grade import zygote
+from pdc.sim import remote
+deadline = time.monotonic() + 60
+while sys.argv[1] == "notebook" and time.monotonic() < deadline:
+    if remote._WORKER is not None and "gate" in zygote._POOL:
+        break
+    time.sleep(0.05)
+print(json.dumps({
+    "numba.cuda": "numba.cuda" in sys.modules,
+    "worker": remote._WORKER is not None,
+    "gate": "gate" in zygote._POOL,
+}))
+"""
+
+
+def _probe_run(kind: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, kind], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(_probe.has_cuda_gpu(), reason="with a GPU, pdc.sim runs in the notebook")
+def test_a_notebook_without_a_gpu_starts_the_worker_and_the_gate_before_numba_cuda():
+    got = _probe_run("notebook")
+    assert got == {"numba.cuda": False, "worker": True, "gate": True} or (
+        # where zygotes are off (not Linux), the gate compiles in a fresh child instead
+        got["worker"] and not got["numba.cuda"]
+    ), got
+
+
+def test_a_tool_importing_the_checks_starts_nothing():
+    assert _probe_run("tool") == {"numba.cuda": False, "worker": False, "gate": False}
