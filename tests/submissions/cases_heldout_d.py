@@ -306,7 +306,8 @@ def _larger(a, b):
             reason="differs at",
             kernel=sm(
                 _ONLINE.replace(
-                    "s = s * tl.exp(m - new_m) + tl.sum", "s = s + tl.sum"  # old terms keep old max
+                    "s = s * tl.exp(m - new_m) + tl.sum",
+                    "s = s + tl.sum",  # old terms keep old max
                 )
                 + _WRITE
             ),
@@ -570,9 +571,7 @@ def _tile_of(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: t
             passes=[],
             reason="case",
             kernel=mm(
-                _GROUPED
-                + _LOOP.replace("(k + rk[None, :] < K)", "(k + rk[None, :] < M)")
-                + _STORE
+                _GROUPED + _LOOP.replace("(k + rk[None, :] < K)", "(k + rk[None, :] < M)") + _STORE
             ),
         ),
         "hod_mm_store_mask_off_by_one": dict(
@@ -704,9 +703,7 @@ CASES.update(
             fail=["public", "hidden"],
             passes=[],
             reason="(count) differs",
-            kernel=ring(
-                _RING_STEP + _RING_WRITE.replace("rep.count = n", "rep.count = count")
-            ),
+            kernel=ring(_RING_STEP + _RING_WRITE.replace("rep.count = n", "rep.count = count")),
         ),
         "hod_ring_min_count_minus_one": dict(
             exercise="06_ring",
@@ -715,8 +712,7 @@ CASES.update(
             passes=["public"],
             reason="hidden case",
             kernel=ring(
-                _RING_STEP
-                + _RING_WRITE.replace("count >= MIN_COUNT", "count >= MIN_COUNT - 1")
+                _RING_STEP + _RING_WRITE.replace("count >= MIN_COUNT", "count >= MIN_COUNT - 1")
             ),
         ),
         "hod_ring_attack_status_hides_errors": dict(

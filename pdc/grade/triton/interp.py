@@ -7,13 +7,15 @@ address is matched to the tensors the launch was given; a lane outside all of th
 finding (with the program and the element it reached) and is masked off before the real
 load or store, so a missing mask reports instead of reading or corrupting this process's
 memory. Per tensor it counts loads and stores per element; per program, the range of
-elements each program stored. An atomic (``create_atomic_rmw`` / ``create_atomic_cas``)
-reads and writes global memory as a GPU's does: it is one load and one store of each lane's
-element, checked against the tensors the same way. And a ``tl.dot`` of float32 blocks
-computes as an A100's tensor cores do: its default ``input_precision="tf32"`` rounds each
-input to TF32 (10 bits of mantissa, to nearest) before the products; the interpreter would
-keep float32, so a kernel that leaves the default would pass here and fail on a GPU. (triton-viz records the same operations for drawing them; a
-wrapper of these two methods is all grading needs, with no extra dependency.)
+elements each program stored. (triton-viz records the same operations for drawing them; a
+wrapper of these methods is all grading needs, with no extra dependency.)
+
+An atomic (``create_atomic_rmw`` / ``create_atomic_cas``) reads and writes global memory as
+a GPU's does: it is one load and one store of each lane's element, checked against the
+tensors the same way. A ``tl.dot`` of float32 blocks computes as an A100's tensor cores do:
+its default ``input_precision="tf32"`` rounds each input to TF32 (10 bits of mantissa, to
+nearest) before the products. The interpreter alone keeps float32 there, so a kernel that
+leaves the default would pass here and miss the tolerance on a GPU.
 """
 
 from __future__ import annotations
