@@ -71,6 +71,58 @@ def test_extract_keeps_constexpr_globals_and_refuses_plain_ones():
     )
 
 
+def test_extract_keeps_libdevice_imported_as_triton_documents_it():
+    body = "tl.store(x_ptr, ld.exp(tl.load(x_ptr)))\n"
+    found = _extract(body, "from triton.language.extra import libdevice as ld")
+    assert not found.problem and "from triton.language.extra import libdevice as ld" in found.text
+    cuda = _extract(body, "import triton.language.extra.cuda.libdevice as ld")
+    assert "import triton.language.extra.cuda.libdevice as ld" in cuda.text
+    assert "ld is not a tl operation" in _extract(body, "import numpy as ld").problem
+    gone = _extract(body, "from triton.language.extra import libdevice as ld", "ld = 2")
+    assert "ld is not a tl operation" in gone.problem
+
+
+LIBDEVICE_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import numpy as np, torch, triton, triton.language as tl
+from pdc.grade.triton import libdevice as shim
+shim.install()
+from triton.language.extra import libdevice
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    r = tl.arange(0, 8)
+    x = tl.load(x_ptr + r)
+    tl.store(y_ptr + r, libdevice.tanh(x))
+    tl.store(y_ptr + 8 + r, libdevice.pow(tl.abs(x) + 1.0, 1.5))
+    tl.store(y_ptr + 16 + r, libdevice.log10(tl.abs(x) + 1.0) + libdevice.exp10(x))
+    tl.store(y_ptr + 24 + r, libdevice.trunc(x) + tl.extra.cuda.libdevice.expm1(x))
+
+x = torch.tensor([-30.0, -2.5, -0.5, 0.0, 0.25, 1.5, 3.0, 30.0])
+y = torch.zeros(32)
+k[(1,)](x, y)
+v = x.double().numpy()
+want = np.concatenate([np.tanh(v), (abs(v) + 1) ** 1.5, np.log10(abs(v) + 1) + 10.0**v,
+                       np.trunc(v) + np.expm1(v)])
+print(np.allclose(y.numpy(), want, rtol=1e-5, atol=1e-6), float(np.abs(y.numpy() - want).max()))
+"""
+
+
+@needs_triton
+def test_libdevice_runs_on_the_interpreter_as_tl_operations():
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run(
+        [sys.executable, "-c", LIBDEVICE_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("True"), run.stdout
+
+
 def test_tf32_keeps_ten_bits_of_mantissa_rounded_to_nearest():
     from pdc.grade.triton.interp import tf32
 

@@ -215,6 +215,36 @@ def _larger(a, b):
 """
             ),
         ),
+        "hod_sm_style_libdevice": dict(
+            exercise=SM,
+            part="softmax_kernel",
+            full=True,
+            extra_cells=["from triton.language.extra import libdevice"],
+            kernel=sm(
+                _ONLINE.replace("tl.exp(m - new_m)", "libdevice.exp(m - new_m)").replace(
+                    "tl.exp(x - new_m)", "libdevice.exp(x - new_m)"
+                )
+                + _WRITE.replace(
+                    "tl.exp(x - m) / s",
+                    "tl.extra.cuda.libdevice.fast_dividef(libdevice.exp(x - m), s)",
+                )
+            ),
+        ),
+        "hod_mm_style_fma_outer_products": dict(
+            exercise=MM,
+            part="matmul_kernel",
+            full=True,
+            kernel=mm(
+                _GROUPED
+                + """
+    for k in range(0, K):  # one column of A and one row of B at a time, fused multiply-adds
+        a = tl.load(a_ptr + rm * stride_am + k * stride_ak, mask=rm < M, other=0.0)
+        b = tl.load(b_ptr + k * stride_bk + rn * stride_bn, mask=rn < N, other=0.0)
+        acc = tl.fma(a[:, None], b[None, :], acc)
+"""
+                + _STORE
+            ),
+        ),
         "hod_sm_mask_off_by_one": dict(
             exercise=SM,
             part="softmax_kernel",
