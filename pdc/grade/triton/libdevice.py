@@ -14,8 +14,8 @@ Imported by the run stage only, after ``TRITON_INTERPRET=1`` is set.
 
 from __future__ import annotations
 
-from triton import jit
 import triton.language as tl
+from triton import jit
 
 LOG2_10 = tl.constexpr(3.321928094887362)
 LOG10_2 = tl.constexpr(0.3010299956639812)
