@@ -152,69 +152,6 @@ CASES.update(
                 + _WRITE
             ),
         ),
-        "hod_sm_style_hints_helper_tl_range": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            full=True,
-            kernel="""
-@triton.jit
-def _online(m, s, x):
-    new_m = tl.maximum(m, tl.max(x, axis=0))
-    return new_m, s * tl.exp(m - new_m) + tl.sum(tl.exp(x - new_m), axis=0)
-
-
-"""
-            + sm(
-                """
-    row = tl.program_id(0).to(tl.int64)
-    cols = tl.max_contiguous(tl.multiple_of(tl.arange(0, BLOCK), BLOCK), BLOCK)
-    x_row = x_ptr + row * x_stride
-    y_row = y_ptr + row * y_stride
-    m = tl.max(tl.full([BLOCK], float("-inf"), tl.float32), axis=0)
-    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
-    for start in tl.range(0, n_cols, BLOCK, num_stages=2):
-        x = tl.load(x_row + start + cols, mask=start + cols < n_cols, other=float("-inf"),
-                    eviction_policy="evict_last")
-        m, s = _online(m, s, x)
-    for start in tl.range(0, n_cols, BLOCK):
-        ok = start + cols < n_cols
-        x = tl.load(x_row + start + cols, mask=ok, other=float("-inf"), eviction_policy="evict_first")
-        tl.store(y_row + start + cols, tl.exp(x - m) / s, mask=ok)
-"""
-            ),
-        ),
-        "hod_sm_style_early_return_reduce": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            full=True,
-            kernel="""
-@triton.jit
-def _larger(a, b):
-    return tl.where(a > b, a, b)
-
-
-"""
-            + sm(
-                """
-    row = tl.program_id(0)
-    if row >= tl.num_programs(0):  # a guard students copy from 1-D kernels
-        return
-    cols = tl.arange(0, BLOCK)
-    x_row = x_ptr + row * x_stride
-    m = tl.reduce(tl.full([BLOCK], -float("inf"), tl.float32), 0, _larger)
-    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
-    for start in range(0, n_cols, BLOCK):
-        x = tl.load(x_row + start + cols, mask=(start + cols < n_cols), other=-float("inf"))
-        big = tl.maximum(m, tl.reduce(x, 0, _larger))
-        s = s * tl.exp(m - big) + tl.sum(tl.where(start + cols < n_cols, tl.exp(x - big), 0.0), 0)
-        m = big
-    for start in range(0, n_cols, BLOCK):
-        ok = (start + cols < n_cols) & (row >= 0)
-        x = tl.load(x_row + start + cols, mask=ok, other=0.0)
-        tl.store(y_ptr + row * y_stride + start + cols, tl.exp(x - m) / s, mask=ok)
-"""
-            ),
-        ),
         "hod_sm_style_libdevice": dict(
             exercise=SM,
             part="softmax_kernel",
@@ -228,31 +165,6 @@ def _larger(a, b):
                     "tl.exp(x - m) / s",
                     "tl.extra.cuda.libdevice.fast_dividef(libdevice.exp(x - m), s)",
                 )
-            ),
-        ),
-        "hod_mm_style_fma_outer_products": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            full=True,
-            kernel=mm(
-                _GROUPED
-                + """
-    for k in range(0, K):  # one column of A and one row of B at a time, fused multiply-adds
-        a = tl.load(a_ptr + rm * stride_am + k * stride_ak, mask=rm < M, other=0.0)
-        b = tl.load(b_ptr + k * stride_bk + rn * stride_bn, mask=rn < N, other=0.0)
-        acc = tl.fma(a[:, None], b[None, :], acc)
-"""
-                + _STORE
-            ),
-        ),
-        "hod_sm_mask_off_by_one": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="case",
-            kernel=sm(
-                (_ONLINE + _WRITE).replace("start + cols < n_cols", "start + cols <= n_cols")
             ),
         ),
         "hod_sm_global_float_not_constexpr": dict(
@@ -298,48 +210,6 @@ def _larger(a, b):
         x = tl.load(x_row + start + cols, mask=mask, other=-float("inf"))
         tl.store(y_ptr + row * y_stride + start + cols, tl.exp(x - m) / s, mask=mask)
 """
-            ),
-        ),
-        "hod_sm_python_list_of_blocks": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="does not compile",
-            kernel=sm(
-                """
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    x_row = x_ptr + row * x_stride
-    blocks = []  # keeps each block to write it later: a Python list, not device memory
-    m = tl.max(tl.full([BLOCK], -float("inf"), tl.float32), axis=0)
-    for start in range(0, n_cols, BLOCK):
-        x = tl.load(x_row + start + cols, mask=start + cols < n_cols, other=-float("inf"))
-        blocks.append(x)
-        m = tl.maximum(m, tl.max(x, axis=0))
-    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
-    for x in blocks:
-        s += tl.sum(tl.exp(x - m), axis=0)
-    start = 0
-    for x in blocks:
-        tl.store(y_ptr + row * y_stride + start + cols, tl.exp(x - m) / s,
-                 mask=start + cols < n_cols)
-        start += BLOCK
-"""
-            ),
-        ),
-        "hod_sm_sum_not_rescaled": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="differs at",
-            kernel=sm(
-                _ONLINE.replace(
-                    "s = s * tl.exp(m - new_m) + tl.sum",
-                    "s = s + tl.sum",  # old terms keep old max
-                )
-                + _WRITE
             ),
         ),
         "hod_sm_gaming_atomic_reads": dict(
@@ -544,74 +414,6 @@ def _tile_of(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: t
                 + _STORE
             ),
         ),
-        "hod_mm_continue_in_k_loop": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="does not compile",
-            kernel=mm(
-                _GROUPED
-                + _LOOP.replace(
-                    "    for k in range(0, K, BLOCK_K):\n",
-                    "    for k in range(0, K + BLOCK_K, BLOCK_K):\n"
-                    "        if k >= K:  # Python skips the extra step; Triton has no continue\n"
-                    "            continue\n",
-                )
-                + _STORE
-            ),
-        ),
-        "hod_mm_fp16_accumulator": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="differs at",
-            kernel=mm(
-                _GROUPED.replace(
-                    "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)",
-                    "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)  # half the registers",
-                )
-                + _LOOP.replace(
-                    'acc = tl.dot(a, b, acc, input_precision="ieee")',
-                    "acc = tl.dot(a.to(tl.float16), b.to(tl.float16), acc, out_dtype=tl.float16)",
-                )
-                + _STORE.replace("acc,", "acc.to(tl.float32),")
-            ),
-        ),
-        "hod_mm_store_transposed": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="case",
-            kernel=mm(
-                _GROUPED
-                + _LOOP
-                + _STORE.replace(
-                    "rm[:, None] * stride_cm + rn[None, :] * stride_cn",
-                    "rm[:, None] * stride_cn + rn[None, :] * stride_cm",  # C's strides swapped
-                )
-            ),
-        ),
-        "hod_mm_k_mask_against_m": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="case",
-            kernel=mm(
-                _GROUPED + _LOOP.replace("(k + rk[None, :] < K)", "(k + rk[None, :] < M)") + _STORE
-            ),
-        ),
-        "hod_mm_store_mask_off_by_one": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            fail=["public", "hidden", "bounds"],
-            passes=[],
-            reason="outside every tensor",
-            kernel=mm(_GROUPED + _LOOP + _STORE.replace("(rn[None, :] < N)", "(rn[None, :] <= N)")),
-        ),
         "hod_mm_gaming_atomic_reloads": dict(
             exercise=MM,
             part="matmul_kernel",
@@ -644,12 +446,6 @@ def _tile_of(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: t
 # -- 06 ring ---------------------------------------------------------------------------------
 CASES.update(
     {
-        "hod_ring_style_locals_status_return": dict(
-            exercise="06_ring",
-            part="detect",
-            full=True,
-            kernel=ring(_RING_STEP + _RING_WRITE + "    return 0  # success\n"),
-        ),
         "hod_ring_style_from_math_import": dict(
             exercise="06_ring",
             part="detect",
@@ -660,34 +456,29 @@ CASES.update(
                 + _RING_WRITE.replace("abs(z)", "fabs(z)")
             ),
         ),
-        "hod_ring_style_int_flags_pow": dict(
-            exercise="06_ring",
-            part="detect",
-            full=True,
-            kernel=ring(
-                _RING_STEP.replace("math.sqrt(var)", "math.pow(var, 0.5)")
-                + _RING_WRITE.replace(
-                    "rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)",
-                    "ready = select(count >= MIN_COUNT, 1, 0)\n"
-                    "    spike = select(math.fabs(z) > THRESHOLD, 1, 0)\n"
-                    "    rep.flag = ready * spike",
-                )
-            ),
-        ),
-        "hod_ring_style_bool_and_flag": dict(
-            exercise="06_ring",
-            part="detect",
-            full=True,
-            kernel=ring(
-                _RING_STEP
-                + _RING_WRITE.replace(
-                    "rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)",
-                    "rep.flag = (count >= MIN_COUNT) & (abs(z) > THRESHOLD)",
-                )
-            ),
-        ),
         # select() evaluates both sides: the second message divides by a zero std, a fault
         # (status -2) on every backend of pdc.ring (pdc.ring.handlers.guards)
+        "hod_ring_style_augmented_state": dict(
+            exercise="06_ring",
+            part="detect",
+            full=True,
+            kernel=ring(
+                """
+    count = state.count
+    delta = req.x - state.mean
+    sd = math.sqrt(state.m2 / select(count > 1.0, count - 1.0, 1.0))
+    ok = select(sd > 0.0, 1.0, 0.0)
+    z = ok * delta / (sd + (1.0 - ok))  # 0 when the spread is 0, never a division by 0
+    state.count += 1.0
+    state.mean += delta / state.count
+    state.m2 += delta * delta * count / state.count  # Welford's m2, as delta * delta'
+    rep.flag = select(count >= MIN_COUNT, select(z > THRESHOLD, 1, select(z < -THRESHOLD, 1, 0)), 0)
+    rep.z = z
+    rep.mean = state.mean
+    rep.count = state.count
+"""
+            ),
+        ),
         "hod_ring_divides_by_zero_std": dict(
             exercise="06_ring",
             part="detect",
@@ -725,36 +516,6 @@ CASES.update(
     rep.z = z
     rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
 """
-            ),
-        ),
-        "hod_ring_reply_count_before": dict(
-            exercise="06_ring",
-            part="detect",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="(count) differs",
-            kernel=ring(_RING_STEP + _RING_WRITE.replace("rep.count = n", "rep.count = count")),
-        ),
-        "hod_ring_min_count_minus_one": dict(
-            exercise="06_ring",
-            part="detect",
-            fail=["hidden"],
-            passes=["public"],
-            reason="hidden case",
-            kernel=ring(
-                _RING_STEP + _RING_WRITE.replace("count >= MIN_COUNT", "count >= MIN_COUNT - 1")
-            ),
-        ),
-        "hod_ring_attack_status_hides_errors": dict(
-            exercise="06_ring",
-            part="detect",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="error code",
-            kernel=ring(
-                _RING_STEP
-                + _RING_WRITE
-                + "    return select(count < 0.0, 0, 7)  # a nonzero status on every message\n"
             ),
         ),
     }
