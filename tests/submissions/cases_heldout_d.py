@@ -391,7 +391,7 @@ def _tile_of(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: t
             part="matmul_kernel",
             fail=["public", "hidden"],
             passes=[],
-            reason="differs at",
+            reason='input_precision="ieee" keeps float32',
             kernel=mm(_GROUPED + _LOOP.replace(', input_precision="ieee"', "") + _STORE),
         ),
         "hod_mm_dot_of_eight_wide_halves": dict(
