@@ -11,7 +11,7 @@ from pdc.grade.exercises import ring_run
 from pdc.ring.handlers.subset import HandlerError
 
 HANDLER = """
-def detect(req, rep, state):
+def stats(req, rep, state):
     n = state.count + 1.0
     rep.count = n
     rep.mean = root(fabs(req.x)) + m.floor(0.5)
@@ -31,7 +31,7 @@ def test_math_names_follow_the_notebook_imports():
 
 def test_a_handler_using_names_imported_from_math_runs():
     names = ring_run.math_names(["from math import fabs, sqrt as root\nimport math as m"])
-    kdef = ring_run.handler_from_source(HANDLER, "detect", {}, names)
+    kdef = ring_run.handler_from_source(HANDLER, "stats", {}, names)
     x = np.array([4.0, -9.0])
     (res,) = ring_run.run_cases(kdef, [np.array(x, "f8").view(ring_run.REQUEST)])
     assert res["error"] is None, res["error"]
@@ -40,4 +40,4 @@ def test_a_handler_using_names_imported_from_math_runs():
 
 def test_names_the_notebook_did_not_import_stay_unknown():
     with pytest.raises(HandlerError, match="root"):
-        ring_run.handler_from_source(HANDLER, "detect", {}, {"fabs": "fabs", "m": ""})
+        ring_run.handler_from_source(HANDLER, "stats", {}, {"fabs": "fabs", "m": ""})
