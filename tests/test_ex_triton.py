@@ -55,6 +55,85 @@ def test_extract_refuses_what_a_gpu_kernel_cannot_be(body, why):
     assert why in _extract(body).problem
 
 
+def test_extract_keeps_constexpr_globals_and_refuses_plain_ones():
+    body = "tl.store(x_ptr, tl.load(x_ptr) * SCALE)\n"
+    found = _extract(body, "SCALE = tl.constexpr(-2.5)")
+    assert not found.problem and "SCALE = tl.constexpr(-2.5)" in found.text
+    # Triton's compiler refuses a global that is not a constexpr, and so does the grader
+    assert "SCALE is not a tl operation" in _extract(body, "SCALE = -2.5").problem
+    rebound = _extract(body, "SCALE = tl.constexpr(2.0)", "SCALE = 3.0")
+    assert "SCALE is not a tl operation" in rebound.problem
+    assert "SCALE" in _extract(body, "SCALE = tl.constexpr(float('nan'))").problem
+    # the exercise's constants win over the notebook's
+    assert (
+        "BLOCK = tl.constexpr"
+        not in _extract(body, "BLOCK = tl.constexpr(4)", "SCALE = tl.constexpr(1)").text
+    )
+
+
+def test_extract_keeps_libdevice_imported_as_triton_documents_it():
+    body = "tl.store(x_ptr, ld.exp(tl.load(x_ptr)))\n"
+    found = _extract(body, "from triton.language.extra import libdevice as ld")
+    assert not found.problem and "from triton.language.extra import libdevice as ld" in found.text
+    cuda = _extract(body, "import triton.language.extra.cuda.libdevice as ld")
+    assert "import triton.language.extra.cuda.libdevice as ld" in cuda.text
+    assert "ld is not a tl operation" in _extract(body, "import numpy as ld").problem
+    gone = _extract(body, "from triton.language.extra import libdevice as ld", "ld = 2")
+    assert "ld is not a tl operation" in gone.problem
+
+
+LIBDEVICE_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import numpy as np, torch, triton, triton.language as tl
+from pdc.grade.triton import libdevice as shim
+shim.install()
+from triton.language.extra import libdevice
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    r = tl.arange(0, 8)
+    x = tl.load(x_ptr + r)
+    tl.store(y_ptr + r, libdevice.tanh(x))
+    tl.store(y_ptr + 8 + r, libdevice.pow(tl.abs(x) + 1.0, 1.5))
+    tl.store(y_ptr + 16 + r, libdevice.log10(tl.abs(x) + 1.0) + libdevice.exp10(x))
+    tl.store(y_ptr + 24 + r, libdevice.trunc(x) + tl.extra.cuda.libdevice.expm1(x))
+
+x = torch.tensor([-30.0, -2.5, -0.5, 0.0, 0.25, 1.5, 3.0, 30.0])
+y = torch.zeros(32)
+k[(1,)](x, y)
+v = x.double().numpy()
+want = np.concatenate([np.tanh(v), (abs(v) + 1) ** 1.5, np.log10(abs(v) + 1) + 10.0**v,
+                       np.trunc(v) + np.expm1(v)])
+print(np.allclose(y.numpy(), want, rtol=1e-5, atol=1e-6), float(np.abs(y.numpy() - want).max()))
+"""
+
+
+@needs_triton
+def test_libdevice_runs_on_the_interpreter_as_tl_operations():
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run(
+        [sys.executable, "-c", LIBDEVICE_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("True"), run.stdout
+
+
+def test_tf32_keeps_ten_bits_of_mantissa_rounded_to_nearest():
+    from pdc.grade.triton.interp import tf32
+
+    x = np.array(
+        [1 + 2.0**-12, 1 + 2.0**-11, 1 + 3 * 2.0**-12, -(1 + 2.0**-11), np.inf], np.float32
+    )
+    want = [1.0, 1 + 2.0**-10, 1 + 2.0**-10, -(1 + 2.0**-10), np.inf]
+    assert tf32(x).tolist() == want
+    assert tf32(x).dtype == np.float32
+
+
 def test_extract_names_the_expected_parameters():
     found = kernels.extract(
         [HEAD.replace("n, BLOCK", "n, m, BLOCK") + "    pass\n"], "k", PARAMS, {}
@@ -112,6 +191,64 @@ def test_tracing_counts_accesses_and_stops_those_outside_every_tensor():
     assert programs == "[((0, 0, 0), 'y', 0, 7), ((1, 0, 0), 'y', 8, 9)]"
     assert "program (1, 0, 0) load" in example and "without a mask" in example
     assert y == str([2.0] * 10)
+
+
+ATOMIC_DOT_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from pdc.grade.triton.interp import Trace, tracing
+
+@triton.jit
+def k(x_ptr, y_ptr, a_ptr, c_ptr):
+    offs = tl.arange(0, 16)
+    old = tl.atomic_add(x_ptr + offs, tl.zeros([16], tl.float32))  # 6 lanes past x's 10
+    tl.atomic_xchg(y_ptr + offs, old.to(tl.int32) + 1, mask=offs < 10)
+    cas = tl.atomic_cas(y_ptr + offs, tl.full([16], 2, tl.int32), tl.zeros([16], tl.int32))
+    tl.store(y_ptr + 10 + offs, cas, mask=offs < 2)
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, a))
+    tl.store(c_ptr + 256 + r[:, None] * 16 + r[None, :], tl.dot(a, a, input_precision="ieee"))
+
+x, y = torch.ones(10), torch.zeros(12, dtype=torch.int32)
+a, c = torch.eye(16) * (1 + 2.0**-12), torch.zeros(512)
+t = Trace()
+for name, v in (("x", x), ("y", y), ("a", a), ("c", c)):
+    t.watch(name, v)
+with tracing(t):
+    k[(1,)](x, y, a, c)
+print(t.tensors["x"].loads.tolist(), t.tensors["x"].stores.tolist(), t.out_of_range)
+print(t.tensors["y"].loads.tolist(), t.tensors["y"].stores.tolist(), y.tolist())
+print(sorted((n, lo, hi, count) for (p, n), (lo, hi, count) in t.programs.items()))
+print(t.examples[0])
+print(c[0].item(), c[256].item())
+"""
+
+
+@needs_triton
+def test_tracing_counts_atomics_as_loads_and_stores_and_rounds_default_dots():
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "TRITON_DEFAULT_FP_FUSION": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", ATOMIC_DOT_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    x, y, programs, example, dots = run.stdout.strip().splitlines()
+    # the atomic add read and wrote each element of x once; its 6 lanes past x and the
+    # atomic_cas's 4 past y went nowhere
+    assert x == f"{[1] * 10} {[1] * 10} 10"
+    # y: an exchange (mask < 10) sets 2, a compare-and-swap on its 12 elements swaps those
+    # 2s for 0s and returns the 2s, stored after them
+    assert y == f"{[2] * 10 + [1, 1]} {[2] * 10 + [2, 2]} {[0] * 10 + [2, 2]}"
+    assert "('x', 0, 9, 10)" in programs and "('y', 0, 11, 24)" in programs
+    assert "program (0, 0, 0) atomic 6 element(s) outside every tensor" in example
+    assert "an atomic without a mask" in example
+    # tl.dot's default rounds float32 inputs to TF32 (1 + 2**-12 -> 1); "ieee" does not
+    assert dots == f"1.0 {1 + 2.0**-11}"  # (1 + 2**-12)**2 in float32
 
 
 def test_the_exercises_are_registered_as_plug_ins():

@@ -70,8 +70,12 @@ def run_cases(kdef, cases_requests: list, timeout: float = 20.0) -> list[dict]:
     return results
 
 
-def handler_from_source(src: str, name: str, constants: dict):
-    """Define a checked handler's source and declare it as a ring kernel (validates it)."""
+def handler_from_source(src: str, name: str, constants: dict, math_names: dict | None = None):
+    """Define a checked handler's source and declare it as a ring kernel (validates it).
+
+    ``math_names`` maps the names the notebook imported from ``math`` to what they are
+    (``{"sqrt": "sqrt", "m": ""}`` for ``from math import sqrt`` and ``import math as m``).
+    """
     import linecache
 
     from pdc.ring import ring_kernel, select
@@ -79,6 +83,8 @@ def handler_from_source(src: str, name: str, constants: dict):
     filename = f"<ring handler {name}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     ns: dict[str, object] = {"math": math, "select": select, "__builtins__": {"abs": abs}}
+    for alias, attr in (math_names or {}).items():
+        ns[alias] = getattr(math, attr) if attr else math
     ns.update(constants)
     exec(compile(src, filename, "exec"), ns)  # noqa: S102 - a def statement, pre-checked
     handler = ns[name]
@@ -99,7 +105,12 @@ def child_main(job: dict, out) -> None:
     inputs = Path(job["inputs"])
     cases = [np.load(inputs / c["file"], allow_pickle=False) for c in job["cases"]]
     try:
-        kdef = handler_from_source(job["functions"][job["kernel"]], job["kernel"], job["constants"])
+        kdef = handler_from_source(
+            job["functions"][job["kernel"]],
+            job["kernel"],
+            job["constants"],
+            job.get("math_names"),
+        )
     except Exception as e:  # a handler the ring's validator refuses
         (out / "rejected.json").write_text(
             json.dumps({"nonce": job["nonce"], "error": str(e)[:400]})
@@ -354,6 +365,7 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
             "kernel": part.name,
             "functions": {part.name: src},
             "constants": _constants(ex, cells),
+            "math_names": math_names(cells),
             "outdir": str(ws.out),
             "inputs": str(ws.inputs),
             "cases": specs,
@@ -377,6 +389,18 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
     return grader.PartResult(
         ex.key, part.name, verdicts, time.perf_counter() - t0, rejected or note
     )
+
+
+def math_names(cells: list[str]) -> dict[str, str]:
+    """The names the cells bind to ``math`` or to one of its attributes (``from math import
+    sqrt``, ``import math as m``), as the handler's globals would hold them in the notebook:
+    alias -> attribute name ("" for the module)."""
+    out = {}
+    for alias, path in source.bound_names(cells, {}).imports.items():
+        module, _, attr = (path or "").partition(".")
+        if module == "math" and not alias.startswith("_") and (not attr or hasattr(math, attr)):
+            out[alias] = attr
+    return out
 
 
 def _constants(ex, cells) -> dict:

@@ -53,7 +53,10 @@ def main(job: dict, out: Path) -> None:
     os.environ["TRITON_INTERPRET"] = "1"
     from pdc.ptx.triton_build import load_module
 
+    from . import libdevice
     from .interp import Trace, tracing
+
+    libdevice.install()  # the interpreter has no libdevice of its own
 
     folder = Path(job["inputs"]).parent / "interpreted"
     folder.mkdir(exist_ok=True)

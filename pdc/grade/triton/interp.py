@@ -8,7 +8,14 @@ finding (with the program and the element it reached) and is masked off before t
 load or store, so a missing mask reports instead of reading or corrupting this process's
 memory. Per tensor it counts loads and stores per element; per program, the range of
 elements each program stored. (triton-viz records the same operations for drawing them; a
-wrapper of these two methods is all grading needs, with no extra dependency.)
+wrapper of these methods is all grading needs, with no extra dependency.)
+
+An atomic (``create_atomic_rmw`` / ``create_atomic_cas``) reads and writes global memory as
+a GPU's does: it is one load and one store of each lane's element, checked against the
+tensors the same way. A ``tl.dot`` of float32 blocks computes as an A100's tensor cores do:
+its default ``input_precision="tf32"`` rounds each input to TF32 (10 bits of mantissa, to
+nearest) before the products. The interpreter alone keeps float32 there, so a kernel that
+leaves the default would pass here and miss the tolerance on a GPU.
 """
 
 from __future__ import annotations
@@ -79,7 +86,8 @@ class Trace:
         return f"{best.name}[{index}] (it has {best.numel} elements)"
 
     def access(self, kind: str, ptrs: np.ndarray, mask: np.ndarray, program) -> np.ndarray:
-        """Count one load or store; returns the mask with out-of-range lanes switched off."""
+        """Count one load, store or atomic (a load and a store); returns the mask with
+        out-of-range lanes switched off."""
         addr = np.asarray(ptrs, np.int64).ravel()
         active = np.broadcast_to(np.asarray(mask, bool), np.shape(ptrs)).ravel()
         owner, elem = self._find(addr)
@@ -91,7 +99,8 @@ class Trace:
                 pid = ", ".join(map(str, program))
                 self.examples.append(
                     f"program ({pid}) {kind} {int(bad.sum())} element(s) outside every "
-                    f"tensor, the first at {self._nearest(first)}: a {kind} without a mask?"
+                    f"tensor, the first at {self._nearest(first)}: "
+                    f"{'an' if kind == 'atomic' else 'a'} {kind} without a mask?"
                 )
         names = list(self.tensors)
         for k, w in enumerate(self.tensors.values()):
@@ -99,9 +108,9 @@ class Trace:
             if not mine.any():
                 continue
             hits = np.bincount(elem[mine], minlength=w.numel)[: w.numel]
-            if kind == "load":
+            if kind != "store":
                 w.loads += hits
-            else:
+            if kind != "load":
                 w.stores += hits
                 key = (tuple(int(p) for p in program), names[k])
                 lo, hi = int(elem[mine].min()), int(elem[mine].max())
@@ -109,6 +118,14 @@ class Trace:
                 seen[0], seen[1] = min(seen[0], lo), max(seen[1], hi)
                 seen[2] += int(mine.sum())
         return (active & ~bad).reshape(np.shape(ptrs))
+
+
+def tf32(x: np.ndarray) -> np.ndarray:
+    """float32 values rounded to TF32 (``cvt.rna.tf32.f32``: to nearest, ties away from 0)."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    # the sign is its own bit: adding half a unit of the 13 dropped bits rounds the magnitude
+    kept = (bits + np.uint32(1 << 12)) & np.uint32(0xFFFFE000)
+    return np.where(np.isfinite(x), kept.view(np.float32), x).astype(np.float32)
 
 
 def _patching_once(patch_builtin):
@@ -164,7 +181,38 @@ def tracing(trace: Trace):
         keep = trace.access("store", ptrs.data, mask.data, self.grid_idx)
         return store(self, ptrs, value, it.TensorHandle(keep, tl.int1), *rest)
 
+    rmw, cas = builder.create_atomic_rmw, builder.create_atomic_cas
+
+    def atomic_rmw(self, op, ptrs, value, mask, *rest):
+        keep = trace.access("atomic", ptrs.data, mask.data, self.grid_idx)
+        return rmw(self, op, ptrs, value, it.TensorHandle(keep, tl.int1), *rest)
+
+    def atomic_cas(self, ptrs, cmp, value, *rest):
+        # no mask: the lanes outside every tensor are left out of the call, and read 0
+        keep = trace.access("atomic", ptrs.data, np.ones(np.shape(ptrs.data), bool), self.grid_idx)
+        if keep.all():
+            return cas(self, ptrs, cmp, value, *rest)
+        shape = np.broadcast_shapes(np.shape(ptrs.data), np.shape(cmp.data))
+        out = np.zeros(shape, np.asarray(cmp.data).dtype)
+        if keep.any():
+
+            def part(h):
+                return it.TensorHandle(np.broadcast_to(h.data, shape)[keep], h.dtype)
+
+            out[keep] = cas(self, part(ptrs), part(cmp), part(value), *rest).data
+        return it.TensorHandle(out, cmp.dtype.scalar)
+
+    dot = builder.create_dot
+
+    def create_dot(self, a, b, acc, precision, *rest):
+        if getattr(precision, "name", "") == "TF32" and a.dtype == tl.float32 == b.dtype:
+            a = it.TensorHandle(tf32(a.data), a.dtype)
+            b = it.TensorHandle(tf32(b.data), b.dtype)
+        return dot(self, a, b, acc, precision, *rest)
+
     builder.create_masked_load, builder.create_masked_store = masked_load, masked_store
+    builder.create_atomic_rmw, builder.create_atomic_cas = atomic_rmw, atomic_cas
+    builder.create_dot = create_dot
     patch_builtin = it._patch_builtin
     it._patch_builtin = _patching_once(patch_builtin)
     # Without debug, Triton drops device assertions, and with them the int32 overflow checks
@@ -177,5 +225,7 @@ def tracing(trace: Trace):
         yield trace
     finally:
         builder.create_masked_load, builder.create_masked_store = load, store
+        builder.create_atomic_rmw, builder.create_atomic_cas = rmw, cas
+        builder.create_dot = dot
         it._patch_builtin = patch_builtin
         it.interpreter_builder.options = options

@@ -5,7 +5,11 @@ kernel decorated with ``triton.jit`` (and the other ``triton.jit`` functions of 
 notebook, which a kernel may call), and checks them before anything runs. A Triton kernel
 is compiled for a GPU, so inside it only ``tl`` operations, its parameters, its locals,
 the other kernels and a few builtins have a meaning: ``torch``, ``numpy``, imports,
-dunder names and private attributes are refused with the line that uses them.
+dunder names and private attributes are refused with the line that uses them; libdevice,
+imported as Triton documents it, is kept (pdc.grade.triton.libdevice runs it). A global a
+kernel reads must be a constexpr, as Triton's compiler requires: a cell's
+``LOG2E = tl.constexpr(1.4426950408889634)`` (a number literal) is kept; a plain float
+global is refused, as the compiler refuses it.
 """
 
 from __future__ import annotations
@@ -55,6 +59,82 @@ def _defs(cells: list[str]) -> dict[str, ast.FunctionDef]:
                 defs.pop(node.name, None)
                 defs[node.name] = node
     return defs
+
+
+def _is_constexpr_call(node: ast.expr) -> bool:
+    """``tl.constexpr(<number>)`` or ``triton.language.constexpr(<number>)``."""
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+        return False
+    f, arg = node.func, node.args[0]
+    if not (
+        isinstance(f, ast.Attribute)
+        and f.attr == "constexpr"
+        and ast.unparse(f.value) in ("tl", "triton.language")
+    ):
+        return False
+    if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
+        arg = arg.operand
+    return isinstance(arg, ast.Constant) and isinstance(arg.value, (int, float))
+
+
+def _constexprs(cells: list[str]) -> dict[str, ast.Assign]:
+    """The cells' top-level ``NAME = tl.constexpr(<number>)``, a later assignment of the
+    name winning (a plain one drops it: Triton would refuse that global)."""
+    found: dict[str, ast.Assign] = {}
+    for src in cells:
+        try:
+            tree = pyast.parse(src)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    found.pop(t.id, None)
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and _is_constexpr_call(node.value)
+            ):
+                found[node.targets[0].id] = node
+    return found
+
+
+LIBDEVICE = ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice")
+
+
+def _libdevice(cells: list[str]) -> dict[str, str]:
+    """The names the cells bind to libdevice (``from triton.language.extra import libdevice``,
+    its ``cuda`` twin, ``import ... as``): name -> the import statement that binds it."""
+    found: dict[str, str] = {}
+    for src in cells:
+        try:
+            tree = pyast.parse(src)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                for a in node.names:
+                    name = a.asname or a.name
+                    if f"{node.module}.{a.name}" in LIBDEVICE:
+                        found[name] = f"from {node.module} import {a.name} as {name}"
+                    else:
+                        found.pop(name, None)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    name = a.asname or a.name.partition(".")[0]
+                    if a.asname and a.name in LIBDEVICE:
+                        found[name] = f"import {a.name} as {name}"
+                    else:
+                        found.pop(name, None)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef)):
+                targets = getattr(node, "targets", None) or [getattr(node, "target", node)]
+                for t in targets:
+                    found.pop(getattr(t, "id", getattr(t, "name", "")), None)
+    return found
 
 
 def _problem(fn: ast.FunctionDef, known: set[str]) -> str:
@@ -114,10 +194,14 @@ def extract(cells: list[str], name: str, params: tuple, constants: dict) -> Foun
     got = tuple(a.arg for a in fn.args.args)
     if got != tuple(params) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         return Found(problem=f"{name} must take ({', '.join(params)}), got ({', '.join(got)})")
-    known = set(defs) | set(constants)
+    globals_ = {k: v for k, v in _constexprs(cells).items() if k not in constants}
+    modules = {k: v for k, v in _libdevice(cells).items() if k not in constants}
+    known = set(defs) | set(constants) | set(globals_) | set(modules)
     for node in defs.values():
         why = _problem(node, known)
         if why:
             return Found(problem=why)
     consts = [pyast.parse(f"{k} = {v!r}").body[0] for k, v in constants.items()]
+    consts += list(globals_.values())
+    consts = [pyast.parse(line).body[0] for line in modules.values()] + consts
     return Found(text=module_for(list(defs.values()), consts))

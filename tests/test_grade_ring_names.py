@@ -1,0 +1,43 @@
+"""Exercise 6's grader defines the handler with the names the notebook gave it: a handler
+written with ``from math import sqrt`` (or ``import math as m``) runs in the notebook, so the
+grader must run it too; names the notebook never bound stay unknown."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pdc.grade.exercises import ring_run
+from pdc.ring.handlers.subset import HandlerError
+
+HANDLER = """
+def stats(req, rep, state):
+    n = state.count + 1.0
+    rep.count = n
+    rep.mean = root(fabs(req.x)) + m.floor(0.5)
+    rep.z = 0.0
+    rep.flag = 0
+    state.count = n
+"""
+
+
+def test_math_names_follow_the_notebook_imports():
+    cells = [
+        "import numpy as np\nfrom math import fabs, sqrt as root\nimport math as m",
+        "from math import pi\npi = 3",  # rebound: a constant now, not math's
+    ]
+    assert ring_run.math_names(cells) == {"fabs": "fabs", "root": "sqrt", "m": ""}
+
+
+def test_a_handler_using_names_imported_from_math_runs():
+    names = ring_run.math_names(["from math import fabs, sqrt as root\nimport math as m"])
+    kdef = ring_run.handler_from_source(HANDLER, "stats", {}, names)
+    x = np.array([4.0, -9.0])
+    (res,) = ring_run.run_cases(kdef, [np.array(x, "f8").view(ring_run.REQUEST)])
+    assert res["error"] is None, res["error"]
+    assert res["records"]["mean"].tolist() == [2.0, 3.0]
+
+
+def test_names_the_notebook_did_not_import_stay_unknown():
+    with pytest.raises(HandlerError, match="root"):
+        ring_run.handler_from_source(HANDLER, "stats", {}, {"fabs": "fabs", "m": ""})
