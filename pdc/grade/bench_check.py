@@ -3,8 +3,8 @@
 Each solution notebook runs top to bottom in a fresh Jupyter kernel (nbclient), as "Run
 all" does, and every cell that calls ``check(`` is timed by the kernel itself (the cell's
 execute-input to execute-reply). The first check of a notebook carries what a session sets
-up once (the simulator's worker, the compile gate, Triton's and torch's imports, the ring's
-compiled loop); the later ones are what a student waits for while iterating.
+up once (the simulator's worker, the compile gate, the imports and compiles a part's own
+checker needs); the later ones are what a student waits for while iterating.
 
 ``--cold`` gives the kernel an empty cache folder (``XDG_CACHE_HOME``, ``NUMBA_CACHE_DIR``):
 nothing compiled by an earlier run answers, as on a machine that never ran the course.
