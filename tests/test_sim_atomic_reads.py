@@ -52,6 +52,18 @@ def shared_cas_count(x, out):
         cuda.atomic.add(out, t, s[t])
 
 
+def shared_add_count(x, out):
+    s = cuda.shared.array(4, int32)
+    t = cuda.threadIdx.x
+    if t < 4:
+        s[t] = 0
+    cuda.syncthreads()
+    cuda.atomic.add(s, int32(x[cuda.grid(1)]) % 4, 1)
+    cuda.syncthreads()
+    if t < 4:
+        cuda.atomic.add(out, t, s[t])
+
+
 def max_by_cas(x, bits):
     # An atomic max built from CAS: it stops once the word holds as much as this thread's.
     i = cuda.grid(1)
@@ -106,12 +118,17 @@ def test_cas_loop_counts_right_with_no_finding_and_as_little_work_as_an_atomic_a
     assert int(rep.ops.max()) <= int(ref.ops.max()) + 8
 
 
-def test_shared_memory_cas_loop_is_no_race():
+def test_shared_memory_cas_loop_is_no_race_and_its_retries_are_no_memory_work():
     x = (np.arange(256) % 3).astype(np.float32)
     out = np.zeros(4, np.int32)
     rep = run(shared_cas_count, 2, 128, [x, out])
     assert out.tolist() == np.bincount(x.astype(int), minlength=4).tolist()
     assert rep.findings == {}
+    x = np.zeros(256, np.float32)  # one bin: a warp's 32 lanes retry up to 31 times
+    rep = run(shared_cas_count, 2, 128, [x, np.zeros(4, np.int32)])
+    ref = run(shared_add_count, 2, 128, [x, np.zeros(4, np.int32)])
+    assert int(rep.work().max()) <= int(ref.work().max()) + 1  # the first plain read
+    assert int(rep.ops.max()) <= int(ref.ops.max()) + 8
 
 
 def test_atomic_max_by_cas():

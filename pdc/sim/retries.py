@@ -14,12 +14,16 @@ count when that next CAS expects the value the failed one saw (a retry, as the g
 makes it), at most ``RETRY_OPS`` per retry: the few operations one more try makes (compute
 the new value again, compare, branch). A CAS that cannot succeed (it expects a value the
 element does not hold) buys nothing: the next one expects another value. Work hidden between
-two tries counts past ``RETRY_OPS``.
+two tries counts past ``RETRY_OPS``. The failed CAS leaves the thread's memory accesses
+(``report.work()``) as well, but not the element's atomic count: contention is what a retry
+is, and what a criterion on atomics per address measures.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from pdc.sim.memory import GLOBAL, SHARED
 
 #: Operations of one retry of a CAS loop that are not counted (a loop's test, a compare, the
 #: new value computed again from what the CAS saw, the CAS itself).
@@ -69,6 +73,14 @@ def after_cas(S, arr, f, lanes, old, cmp) -> None:
         back = np.minimum(spent, RETRY_OPS)
         S.alu.vec[lo] -= back
         total[again] -= back
+        # The failed CAS's load and store leave the thread's memory accesses (report.work)
+        # too; the element's atomic count keeps it: a retry is contention on the element.
+        if arr.kind == GLOBAL:
+            arr.loads.vec[lo] -= 1
+            arr.stores.vec[lo] -= 1
+        elif arr.kind == SHARED:
+            S.sl.vec[lo] -= 1
+            S.ss.vec[lo] -= 1
     R.mark[lanes] = np.where(failed, total - 1, -1)
     R.elem[lanes], R.arr[lanes], R.epoch[lanes] = f, key, ep
     R.seen[lanes] = old
