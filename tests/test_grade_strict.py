@@ -208,13 +208,15 @@ def test_bit_and_math_intrinsics():
     assert math.isclose(root[0], -3.0)
 
 
-def test_atomics_are_loads_and_stores_and_race_with_plain_reads():
+def test_atomics_are_loads_and_stores_and_a_plain_read_of_them_may_be_stale():
     x = np.ones(32, np.float32)
     out = np.zeros(2, np.float32)
     rep = _launch(atomic_then_read, 32, x, out)
     assert rep.atomics.sum() == 32
     assert rep.loads["out"].sum() == 33 and rep.stores["out"].sum() == 33
-    assert "updated atomically by another thread" in rep.findings["race"]["examples"][0]
+    # Unordered with the other lanes' atomics, the read sees the value before them: the
+    # output shows the bug (pdc.sim.races: a read racing only with atomics is no finding).
+    assert out.tolist() == [32.0, 0.0] and rep.findings == {}
 
 
 def test_written_counts_distinct_elements_not_store_operations():

@@ -131,7 +131,7 @@ def test_correct_kernels_in_unusual_styles_earn_full_marks():
 
 
 def test_bug_reports_name_thread_and_line():
-    _, _, verdicts, _ = _grade("conv1d_negative_index")
+    _, _, verdicts, _ = _grade("conv1d_guard_reads_one_past_end")
     out = verdicts["bounds"].output
-    assert re.search(r"read x with negative index -\d+: .*\(block \(0, 0, 0\) thread", out)
-    assert "conv1d line 8" in out
+    assert re.search(r"read x\[\d+\] outside shape \(\d+,\) \(block \(\d+, 0, 0\) thread", out)
+    assert "conv1d line 9" in out

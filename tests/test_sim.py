@@ -223,14 +223,14 @@ def test_one_value_written_twice_is_no_race():
 
 
 def test_a_read_racing_with_atomics_sees_a_stale_defined_value():
-    """The first plain read of a CAS loop races with other blocks' atomics (a race finding)
-    but reads a value the element held, so the loop still counts every thread once."""
+    """The first plain read of a CAS loop races with other blocks' atomics but reads a value
+    the element held (atomics are indivisible), which the CAS checks: no finding, and the
+    loop counts every thread once."""
     x = np.arange(64, dtype=np.float32)
     out = np.zeros(4, np.int32)
     rep = run(C.cas_retry_loop, 2, 32, [x, out])
     assert out.tolist() == [16, 16, 16, 16]
-    assert set(kinds(rep)) == {"race"}  # no undefined value reached a branch
-    assert "read without an atomic" in rep.findings["race"]["examples"][0]
+    assert kinds(rep) == {}
 
 
 # -- definedness (initcheck) -------------------------------------------------------------------
@@ -249,7 +249,8 @@ def test_out_of_range_reads_and_writes_and_negative_indices():
     out = np.zeros(32, np.float32)
     rep = run(C.shifted, 1, 32, [x, out])
     texts = " ".join(rep.findings["oob"]["examples"])
-    assert "negative index -1" in texts and "x[32] outside shape (32,)" in texts
+    assert "negative index" not in texts and "x[32] outside shape (32,)" in texts
+    assert rep.count("oob") == 1  # lane 0's x[-1] is x[31] (numba wraps it)
     assert rep.count("uninitialized") == 1  # lane 31 stores a value read past the end
 
 

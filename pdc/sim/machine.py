@@ -124,6 +124,7 @@ class Launch:
         self.spans = Spans(n)
         self.mem_instructions = 0
         self.atomic_instructions = 0  # pdc.sim.spin: loops that wait do atomics
+        self.retry: Any = None  # pdc.sim.retries: the last failed CAS of each thread
         self.undef_origin = ""
         self._bases: dict = {}
         self.imemo: dict = {}  # id of an index vector -> [it, min, max, {stride: offsets}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.sim import locks
+from pdc.sim import locks, retries
 from pdc.sim.arith import cast
 from pdc.sim.machine import Frame, check_defined, vec
 from pdc.sim.memory import CONST, GLOBAL, LOCAL, SHARED, SimArray, poison
@@ -24,9 +24,11 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str, vals=None):
 
     Returns, for a read, the lanes whose read races with another thread's write or atomic
     and, of those, the lanes that race with a plain write (None when no lane races). A read
-    racing with a plain write may see a torn or half-ordered value: it is undefined. A read
-    racing only with atomics sees a value the element held (atomics are indivisible), maybe
-    stale: the simulator returns the value before the element's latest atomic.
+    racing with a plain write may see a torn or half-ordered value: it is undefined, and a
+    race finding. A read racing only with atomics sees a value the element held (atomics are
+    indivisible), maybe stale: the simulator returns the value before the element's latest
+    atomic, and reports nothing (a CAS loop's first read is correct; a kernel that trusts the
+    value shows it in its outputs).
     """
     S = fr.S
     sh = arr.shadow
@@ -94,6 +96,8 @@ def _check(S, arr, f, lanes, B, kind, site, same=None):
     for reason, r in what:
         if reason != "updated atomically":
             plain |= r
+        elif kind == "read":
+            continue  # a value the element held, maybe stale (load): no finding by itself
         k = int(np.argmax(r))
         op = {"read": "read", "write": "write", "atomic": "atomic on"}[kind]
         S.finding(
@@ -158,8 +162,8 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
                 r, p = np.zeros(lanes.size, dtype=bool), np.zeros(lanes.size, dtype=bool)
                 r[good], p[good] = racy, plain
                 racy, plain = r, p
-            # Racing only with atomics: a stale but real value (a CAS loop checks it), still
-            # a race finding; a value read during an atomic sum is a partial sum.
+            # Racing only with atomics: a stale but real value (a CAS loop checks it), no
+            # finding; a value read during an atomic sum is a partial sum.
             if arr.before_atomic is not None and (stale := racy & ~plain).any():
                 vals[stale] = arr.before_atomic[f[stale]]
                 racy = racy & ~stale
@@ -305,6 +309,8 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
     old[good] = _apply(arr, fo, op, v[good], None if c is None else c[good])
     if op in ("cas", "exch"):
         locks.hand_offs(S, arr, fo, lo, op, old[good], None if c is None else c[good])
+    if op == "cas" and c is not None:
+        retries.after_cas(S, arr, fo, lo, old[good], c[good])
     if arr.defined is not None:
         arr.defined[fo] = True
         arr.all_defined = arr.all_defined or bool(arr.defined.all())

@@ -8,10 +8,13 @@ memory analysis (pdc.sim.analysis) needs.
 
 Models, as compute-sanitizer's tools and numba-cuda define them:
 
-* bounds: every index of every access, reads included. numba wraps a negative index of a
-  signed type around (Python-style); the simulator does the same and reports it, since a
-  kernel almost never means it. Past the end, a read yields an undefined value and a write
-  is dropped (on a GPU: another array's memory, or a fault).
+* bounds: every index of every access, reads included. numba-cuda wraps a negative index
+  of a signed type around (Python-style: the PTX adds the axis length when the index is
+  below 0), so ``s[-1]`` is the last element, on a GPU too: the simulator does the same and
+  reports nothing (compute-sanitizer sees an access inside the array); a kernel that did not
+  mean it uses the wrong element, which its outputs show. Below minus the length, or past
+  the end, a read yields an undefined value and a write is dropped (on a GPU: another
+  array's memory, or a fault).
 * definedness (initcheck): shared and local arrays start undefined; a read of an element
   never written yields an undefined value, reported when it reaches global memory, an
   address or a branch (pdc.sim.machine), not when it is read.
@@ -128,17 +131,7 @@ class SimArray:
             if lo < 0 or hi >= dim:
                 v = np.broadcast_to(v, (lanes.size,)).astype(np.int64)
                 neg = v < 0
-                if neg.any():
-                    k = int(np.argmax(neg))
-                    S.finding(
-                        "oob",
-                        f"{op} {self.name} with negative index {int(v[k])}: numba wraps it "
-                        f"to the end of the axis (length {dim}), which a kernel almost "
-                        "never means",
-                        lanes[k],
-                        site,
-                        count=int(neg.sum()),
-                    )
+                if neg.any():  # numba-cuda adds the axis length: an element, read or written
                     v = np.where(neg, v + dim, v)
                 bad = (v < 0) | (v >= dim)
                 ok = ~bad if ok is None else ok & ~bad

@@ -70,7 +70,7 @@ def saxpy(alpha, x, y, out):
         part="conv1d",
         fail=["public", "bounds"],
         passes=[],
-        reason="read x with negative index -1",
+        reason="differs at",  # numba wraps x[-1] to the last element: a wrong value
         kernel="""
 @cuda.jit
 def conv1d(x, w, out):

@@ -85,7 +85,7 @@ def histogram_shared(values, hist):
         part="histogram_shared",
         fail=["public", "sync"],
         passes=[],
-        reason="no barrier in between",
+        reason="differs at",  # a bin is read while other warps still add to it: too low
         kernel="""
 @cuda.jit
 def histogram_shared(values, hist):
