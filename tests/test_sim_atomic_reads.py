@@ -143,7 +143,27 @@ def test_a_trusted_read_of_an_atomic_counter_is_stale():
     out = np.zeros(2, np.float32)
     rep = run(trusts_counter, 1, 64, [x, out])
     assert out[0] == 64.0 and out[1] < 64.0  # the outputs show what a GPU may give
-    assert rep.findings == {}
+    # No race: a note, which costs no criterion, and which feedback on wrong outputs names.
+    assert set(rep.findings) == {"stale"}
+    assert "while another thread updates it atomically" in rep.findings["stale"]["examples"][0]
+
+
+def test_wrong_outputs_name_a_stale_read_as_their_likely_cause():
+    from types import SimpleNamespace
+
+    from pdc.grade import judge
+    from pdc.grade.judge import CaseResult
+
+    x = np.ones(64, np.float32)
+    out = np.zeros(2, np.float32)
+    rep = run(trusts_counter, 1, 64, [x, out])
+    case = SimpleNamespace(label="n=64")
+    part = SimpleNamespace(rtol=1e-5, atol=1e-6, hints={})
+    got = CaseResult(case, outputs={"out": out}, report=rep)
+    text = judge.case_problem(part, got, {"out": np.array([64.0, 64.0], np.float32)})
+    assert text is not None and "out differs at 1 of 2 elements" in text
+    assert "maybe why: read out[0] while another thread updates it atomically" in text
+    assert "data race" not in text
 
 
 def test_a_plain_write_racing_with_atomics_is_a_race():

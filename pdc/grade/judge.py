@@ -92,6 +92,9 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
             ]
             if seen:
                 msg += f" (the simulator also saw findings: {', '.join(seen)})"
+            if r.report is not None and r.report.count("stale"):
+                ex = r.report.findings["stale"]["examples"][0]
+                msg += f"; maybe why: {ex} (a barrier before the read waits for the updates)"
             return msg
     return None
 

@@ -17,7 +17,10 @@ import numpy as np
 Dim3 = namedtuple("Dim3", "x y z")
 #: What pdc.sim reports: a kernel error (it stopped, or does not compile), an out-of-range
 #: access, a data race, a divergent barrier, an undefined value used, a warp-intrinsic misuse.
-FINDING_KINDS = ("error", "oob", "race", "divergence", "uninitialized", "warp")
+FINDING_KINDS = ("error", "oob", "race", "divergence", "uninitialized", "warp", "stale")
+#: Findings that cost no criterion by themselves: a note that explains wrong outputs (a
+#: plain read racing only with atomics sees a real value, maybe an old one; see pdc.sim.races).
+NOTES = ("stale",)
 
 _MAX_TEXT = 200  # characters of a source line carried back from the child
 

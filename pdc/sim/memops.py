@@ -163,10 +163,20 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
                 r[good], p[good] = racy, plain
                 racy, plain = r, p
             # Racing only with atomics: a stale but real value (a CAS loop checks it), no
-            # finding; a value read during an atomic sum is a partial sum.
+            # race; a value read during an atomic sum is a partial sum. Noted ("stale"),
+            # costing nothing: feedback on wrong outputs names it as the likely cause.
             if arr.before_atomic is not None and (stale := racy & ~plain).any():
                 vals[stale] = arr.before_atomic[f[stale]]
                 racy = racy & ~stale
+                k = int(np.argmax(stale))
+                S.finding(
+                    "stale",
+                    f"read {arr.element(f[k])} while another thread updates it atomically, "
+                    "with no barrier in between: it sees the value before that update",
+                    lanes[k],
+                    site,
+                    count=int(stale.sum()),
+                )
         if racy is not None and racy.any():
             if not S.undef_origin:
                 k = int(np.argmax(racy))
