@@ -13,6 +13,8 @@ from typing import Any
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 
 from pdc.ring.engines.base import EngineOptions
 from pdc.ring.engines.loop import Primitives, ignore_state
@@ -47,9 +49,27 @@ def _no_fence():
     pass  # the cpu loop polls with acquire loads already (a plain load on x86)
 
 
-@numba.njit(inline="always")
-def _select_nb(cond, a, b):
-    return a if cond else b
+@intrinsic
+def _select_nb(typingctx, cond, a, b):
+    """``select(cond, a, b)`` as one ``select`` instruction: ``a if cond else b`` with both
+    sides computed, in the type numba gives that ternary (``unify_types``).
+
+    Why an intrinsic: a validated handler calls ``select`` for every guard (a division, a
+    conversion, the state's commit: about thirty in exercise 6's handler), and an
+    ``njit(inline="always")`` function is typed and spliced into the caller's IR at each
+    call, which made a third of the handler's compile time.
+    """
+    result = typingctx.unify_types(types.unliteral(a), types.unliteral(b))
+    if result is None:
+        return None  # numba then says which types select() got
+
+    def codegen(context, builder, signature, args):
+        c = context.is_true(builder, signature.args[0], args[0])
+        x = context.cast(builder, args[1], signature.args[1], result)
+        y = context.cast(builder, args[2], signature.args[2], result)
+        return builder.select(c, x, y)
+
+    return result(cond, a, b), codegen
 
 
 def compile_handler(spec: HandlerSpec) -> Any:
