@@ -73,3 +73,69 @@ def test_an_undefined_value_into_a_shared_atomic_is_reported():
 
     rep = sim.launch(shared_pile, 1, 32, (np.ones(32, np.float32), np.zeros(1, np.float32)))
     assert "uninitialized" in _kinds(rep)
+
+
+def mixed_sign_ops(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = a[i] + b[i]  # int64 + uint64: numba computes in int64, wrapping
+        out[i, 1] = a[i] * b[i]
+        out[i, 2] = a[i] // b[i]
+        out[i, 3] = a[i] % b[i]
+        out[i, 4] = a[i] & b[i]
+
+
+def signed_division_overflow(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = a[i] // b[i]
+        out[i, 1] = a[i] % b[i]
+        q, r = divmod(a[i], b[i])
+        out[i, 2] = q
+        out[i, 3] = r
+
+
+def test_mixed_signed_and_unsigned_integers_wrap_as_numba_computes_them():
+    import numba
+
+    a = np.array([-7, 5, -(2**40), 2**62, -1], np.int64)
+    b = np.array([2**64 - 1, 3, 2**63 + 5, 7, 2**64 - 2], np.uint64)
+    out = np.zeros((5, 5), np.int64)
+    assert _kinds(sim.launch(mixed_sign_ops, 1, 32, (a, b, out))) == {}
+
+    @numba.njit(error_model="numpy")
+    def ref(a, b, out):
+        for i in range(a.size):
+            out[i, 0] = a[i] + b[i]
+            out[i, 1] = a[i] * b[i]
+            out[i, 2] = a[i] // b[i]
+            out[i, 3] = a[i] % b[i]
+            out[i, 4] = a[i] & b[i]
+
+    want = np.zeros_like(out)
+    ref(a, b, want)
+    assert out[0, 0] == -8  # NumPy's int64 + uint64 is a float64: 1.8e19, not -8
+    assert (out == want).all(), (out, want)
+
+
+def test_the_lowest_signed_value_divided_by_minus_one_is_zero_as_in_numba():
+    import numba
+
+    lo = np.iinfo(np.int64).min
+    a = np.array([lo, lo, -7, 7], np.int64)
+    b = np.array([-1, 2, -2, -2], np.int64)
+    out = np.zeros((4, 4), np.int64)
+    assert _kinds(sim.launch(signed_division_overflow, 1, 32, (a, b, out))) == {}
+
+    @numba.njit(error_model="numpy")
+    def ref(a, b, out):
+        for i in range(a.size):
+            out[i, 0] = a[i] // b[i]
+            out[i, 1] = a[i] % b[i]
+            q, r = divmod(a[i], b[i])
+            out[i, 2] = q
+            out[i, 3] = r
+
+    want = np.zeros_like(out)
+    ref(a, b, want)
+    assert (out[0] == 0).all() and (out == want).all(), (out, want)
