@@ -3,9 +3,10 @@
 The grader never executes a submission's notebook. It parses the code cells (nbformat + ast)
 and takes the kernel functions it grades, the device functions they call, the imports of the
 modules kernel code may use and the numeric constants they use (literals, or arithmetic and
-``math`` functions on other constants). Together they form a module that numba-cuda compiles
-(pdc.grade.gate) and pdc.sim runs from numba's typed IR: what numba-cuda refuses, the grader
-refuses, with numba's own words; kernel code never runs as Python.
+``math`` functions on other constants, and NumPy arrays of such literals). Together they form
+a module that numba-cuda compiles (pdc.grade.gate) and pdc.sim runs from numba's typed IR:
+what numba-cuda refuses, the grader refuses, with numba's own words; kernel code never runs as
+Python.
 
 What this module still checks is only what runs when that module is defined, and what it
 could not give numba from the syntax alone: decorators (jit decorators with constant or type
@@ -72,6 +73,7 @@ _BINOPS = {
 }
 #: Longest tuple of numbers taken as a constant (a shape, or unrolled offsets like (16, 8, 4)).
 MAX_TUPLE = 64
+MAX_ARRAY = 4096  # elements of a literal NumPy array constant
 _CALLS: dict[str, Callable] = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
 _NUMBER = (int, float, bool, np.number, np.bool_)
 #: math functions of numbers a constant may be computed with (``int(math.log2(TPB))``).
@@ -103,13 +105,59 @@ def _callee(node, imports: dict) -> Callable | None:
     return None
 
 
+def _array_literal(node: ast.Call, env: dict, imports: dict):
+    """``np.array([[...], ...], dtype=np.int32)`` of numbers as a read-only array, else None.
+
+    numba freezes a global array into the kernel as a constant (``cuda.const.array_like``
+    reads one), so a table of literal numbers reaches a kernel as a number does.
+    """
+    if (_path(node.func, imports) or "") not in ("numpy.array", "numpy.asarray"):
+        return None
+    if len(node.args) != 1 or any(kw.arg != "dtype" for kw in node.keywords):
+        return None
+    dtype = None
+    for kw in node.keywords:
+        if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+            name = kw.value.value
+        else:
+            mod, _, name = (_path(kw.value, imports) or "").rpartition(".")
+            if mod.split(".")[0] not in ("numpy", "numba") or name not in jitkinds.DTYPE_NAMES:
+                return None
+        try:
+            dtype = np.dtype(name)
+        except TypeError:
+            return None
+    count = [0]
+
+    def nested(n):
+        if isinstance(n, ast.List | ast.Tuple):
+            items = [nested(e) for e in n.elts]
+            return None if any(v is None for v in items) else items
+        count[0] += 1
+        v = _evaluate(n, env, imports) if count[0] <= MAX_ARRAY else None
+        return v if isinstance(v, _NUMBER) else None
+
+    data = nested(node.args[0])
+    if data is None:
+        return None
+    try:
+        arr = np.array(data, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        return None  # ragged rows, or a value the dtype cannot hold
+    if arr.size == 0 or arr.dtype.kind not in "biuf" or not np.isfinite(arr).all():
+        return None
+    arr.flags.writeable = False
+    return arr
+
+
 def _evaluate(node, env: dict, imports: dict | None = None):
     """The value of a constant expression over numbers and known constants, else None.
 
     Numbers, names of known constants, arithmetic, tuples, ``int``/``float``/``min``/``max``/
     ``abs``, the functions and constants of ``math`` and NumPy scalar types, as the notebook
-    imported them (``imports``: name -> full path). Nothing else is computed: the grader
-    evaluates this syntax itself and runs none of the notebook's code.
+    imported them (``imports``: name -> full path), and ``np.array`` of nested lists of such
+    values (``_array_literal``). Nothing else is computed: the grader evaluates this syntax
+    itself and runs none of the notebook's code.
     """
     imports = imports or {}
     if isinstance(node, ast.Constant):
@@ -145,6 +193,8 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     if isinstance(node, ast.Tuple) and len(node.elts) <= MAX_TUPLE:
         vals = [_evaluate(e, env, imports) for e in node.elts]
         return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
+    if isinstance(node, ast.Call) and (arr := _array_literal(node, env, imports)) is not None:
+        return arr
     if isinstance(node, ast.Call) and not node.keywords and len(node.args) in (1, 2):
         f = _callee(node.func, imports)
         if f is None:

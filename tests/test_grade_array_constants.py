@@ -1,0 +1,59 @@
+"""A global NumPy array of literal numbers reaches a kernel, as numba freezes it into one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pdc.grade import gate, source
+
+HEAD = "import math\nimport numpy as np\nimport numba\nfrom numba import cuda, float32, int32\n"
+KERNEL = (
+    "@cuda.jit\ndef multiply(a, b, out):\n"
+    "    c = cuda.const.array_like(W)\n"
+    "    i = cuda.grid(1)\n"
+    "    if i < out.size:\n"
+    "        out[i] = a[i] * b[i] * c[i % W.shape[0]]\n"
+)
+
+
+@pytest.mark.parametrize(
+    "definition, want",
+    [
+        ("W = np.array([16, 8, 4, 2, 1], dtype=np.int32)", np.int32([16, 8, 4, 2, 1])),
+        ("W = np.asarray((0.5, -1.0, math.pi / 4), dtype='float32')", None),
+        ("K = 3\nW = np.array([[1, K], [K * 2, 1 << 4]])", np.array([[1, 3], [6, 16]])),
+        ("W = np.array([1.0, 2.0], dtype=numba.float32)", np.float32([1.0, 2.0])),
+    ],
+)
+def test_a_literal_array_is_a_constant_the_kernel_module_defines(definition, want):
+    ext = source.extract([HEAD, definition + "\n", KERNEL], ["multiply"], {})
+    assert "multiply" not in ext.problems, ext.problems
+    w = ext.constants["W"]
+    if want is None:
+        want = np.float32([0.5, -1.0, np.pi / 4])
+    assert w.dtype == want.dtype and (w == want).all()
+    namespace: dict = {}
+    text = gate.module_text(ext, "multiply")
+    exec(text, namespace)  # what the compile gate and the simulator's worker run
+    again = namespace["W"]
+    assert again.dtype == want.dtype and (again == want).all()
+    if w.ndim == 1:  # a 2-D table is a row per index here: numba refuses the kernel itself
+        ok = gate.check_compiles([("k", text, "multiply", [np.ones(4, np.float32)] * 3)])
+        assert ok == {"k": None}
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "W = np.ones(4)",  # computed by a run, not written out
+        "W = np.array([k for k in range(4)])",
+        "W = np.array([[1, 2], [3]])",  # ragged
+        "W = np.array([1.0, math.inf])",
+        "W = np.array([300], dtype=np.uint8)",  # does not fit
+        "W = np.array(list(range(4)))",
+    ],
+)
+def test_arrays_only_a_run_computes_stay_refused_with_a_reason(definition):
+    ext = source.extract([HEAD, definition + "\n", KERNEL], ["multiply"], {})
+    assert "the global W" in ext.problems["multiply"], ext.problems
