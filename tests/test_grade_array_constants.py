@@ -57,3 +57,33 @@ def test_a_literal_array_is_a_constant_the_kernel_module_defines(definition, wan
 def test_arrays_only_a_run_computes_stay_refused_with_a_reason(definition):
     ext = source.extract([HEAD, definition + "\n", KERNEL], ["multiply"], {})
     assert "the global W" in ext.problems["multiply"], ext.problems
+
+
+@pytest.mark.parametrize(
+    "definition, want",
+    [
+        ("W = np.finfo(np.float32).min", np.finfo(np.float32).min),
+        ("W = np.finfo('float32').eps", np.finfo(np.float32).eps),
+        ("W = np.iinfo(numba.int32).max", np.iinfo(np.int32).max),
+        ("W = -np.finfo(np.float64).max / 2", -np.finfo(np.float64).max / 2),
+    ],
+)
+def test_the_limits_of_a_numpy_type_are_constants(definition, want):
+    kernel = "@cuda.jit\ndef multiply(a, b, out):\n    out[0] = W\n"
+    ext = source.extract([HEAD, definition + "\n", kernel], ["multiply"], {})
+    assert "multiply" not in ext.problems, ext.problems
+    w = ext.constants["W"]
+    assert w == want and np.asarray(w).dtype == np.asarray(want).dtype
+    namespace: dict = {}
+    exec(gate.module_text(ext, "multiply"), namespace)
+    assert namespace["W"] == want and type(namespace["W"]) is type(w)
+
+
+@pytest.mark.parametrize(
+    "definition",
+    ["W = np.finfo(np.int32).max", "W = np.iinfo(np.float32).max", "W = np.finfo(x).max"],
+)
+def test_limits_of_what_is_no_type_stay_refused(definition):
+    kernel = "@cuda.jit\ndef multiply(a, b, out):\n    out[0] = W\n"
+    ext = source.extract([HEAD, definition + "\n", kernel], ["multiply"], {})
+    assert "the global W" in ext.problems["multiply"], ext.problems

@@ -117,15 +117,7 @@ def _array_literal(node: ast.Call, env: dict, imports: dict):
         return None
     dtype = None
     for kw in node.keywords:
-        if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
-            name = kw.value.value
-        else:
-            mod, _, name = (_path(kw.value, imports) or "").rpartition(".")
-            if mod.split(".")[0] not in ("numpy", "numba") or name not in jitkinds.DTYPE_NAMES:
-                return None
-        try:
-            dtype = np.dtype(name)
-        except TypeError:
+        if (dtype := _dtype(kw.value, imports)) is None:
             return None
     count = [0]
 
@@ -150,20 +142,56 @@ def _array_literal(node: ast.Call, env: dict, imports: dict):
     return arr
 
 
+def _dtype(node, imports: dict) -> np.dtype | None:
+    """The dtype a NumPy or numba scalar type, or a string naming one, stands for."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        name = node.value
+    else:
+        mod, _, name = (_path(node, imports) or "").rpartition(".")
+        if mod.split(".")[0] not in ("numpy", "numba") or name not in jitkinds.DTYPE_NAMES:
+            return None
+    try:
+        return np.dtype(name)
+    except TypeError:
+        return None
+
+
+#: The limits of a NumPy type a constant may read: ``np.finfo(np.float32).min``.
+_LIMITS: dict[str, tuple[str, ...]] = {
+    "numpy.finfo": ("min", "max", "eps", "tiny", "smallest_normal", "resolution"),
+    "numpy.iinfo": ("min", "max"),
+}
+
+
+def _type_limit(node: ast.Attribute, imports: dict):
+    """``np.finfo(np.float32).min``, ``np.iinfo(np.int32).max``: its value, else None."""
+    call = cast(ast.Call, node.value)
+    kind = _path(call.func, imports) or ""
+    if node.attr not in _LIMITS.get(kind, ()) or len(call.args) != 1 or call.keywords:
+        return None
+    dt = _dtype(call.args[0], imports)
+    if dt is None or dt.kind not in ("f" if kind == "numpy.finfo" else "iu"):
+        return None
+    info = np.finfo(dt) if kind == "numpy.finfo" else np.iinfo(dt)
+    return getattr(info, node.attr)  # what the notebook binds: a float32 for finfo, an int
+
+
 def _evaluate(node, env: dict, imports: dict | None = None):
     """The value of a constant expression over numbers and known constants, else None.
 
     Numbers, names of known constants, arithmetic, tuples, ``int``/``float``/``min``/``max``/
     ``abs``, the functions and constants of ``math`` and NumPy scalar types, as the notebook
-    imported them (``imports``: name -> full path), and ``np.array`` of nested lists of such
-    values (``_array_literal``). Nothing else is computed: the grader evaluates this syntax
-    itself and runs none of the notebook's code.
+    imported them (``imports``: name -> full path), ``np.finfo``/``np.iinfo`` limits, and
+    ``np.array`` of nested lists of such values (``_array_literal``). Nothing else is
+    computed: the grader evaluates this syntax itself and runs none of the notebook's code.
     """
     imports = imports or {}
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, _NUMBER) else None
     if isinstance(node, ast.Name):
         return env.get(node.id)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
+        return _type_limit(node, imports)
     if isinstance(node, ast.Attribute):
         path = _path(node, imports) or ""
         mod, _, attr = path.rpartition(".")

@@ -974,3 +974,198 @@ def blur2d_tiled(img, w, out):
         ),
     }
 )
+
+CASES.update(
+    {
+        # -- batch 3 ---------------------------------------------------------------------------
+        "hoc_sm_fused_finfo_min_start": dict(
+            exercise="11_softmax",
+            part="softmax_fused",
+            full=True,
+            kernel="""
+LOWEST = np.finfo(np.float32).min  # a finite start: no inf - inf anywhere
+
+
+@cuda.jit
+def softmax_fused(x, out):
+    s_max = cuda.shared.array(TPB, float32)
+    s_sum = cuda.shared.array(TPB, float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    cols = x.shape[1]
+    m = float32(LOWEST)
+    total = float32(0.0)
+    for c in range(t, cols, TPB):
+        v = x[r, c]
+        new = max(m, v)
+        total = total * math.exp(m - new) + math.exp(v - new)
+        m = new
+    s_max[t] = m
+    s_sum[t] = total
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            m1, m2 = s_max[t], s_max[t + stride]
+            mm = max(m1, m2)
+            s_sum[t] = s_sum[t] * math.exp(m1 - mm) + s_sum[t + stride] * math.exp(m2 - mm)
+            s_max[t] = mm
+        cuda.syncthreads()
+        stride //= 2
+    m, total = s_max[0], s_sum[0]
+    for c in range(t, cols, TPB):
+        out[r, c] = math.exp(x[r, c] - m) / total
+""",
+        ),
+        "hoc_wr_float64_register_lanemask": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    warp = t // 32
+    i = cuda.grid(1)
+    v = 0.0  # a float64 register: shuffled as two 32-bit halves
+    if i < x.size:
+        v += x[i]
+    for off in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(FULL_MASK, v, off)
+    if cuda.lanemask_lt() == 0:  # no lane below this one: lane 0
+        sums[warp] = v
+    cuda.syncthreads()
+    if warp == 0:
+        lane = t
+        w = 0.0
+        if lane < WARPS:
+            w = sums[lane]
+        for off in (16, 8, 4, 2, 1):
+            w += cuda.shfl_down_sync(FULL_MASK, w, off)
+        if lane == 0:
+            partial[cuda.blockIdx.x] = w
+""",
+        ),
+        "hoc_wr_match_all_uniform_warp": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    lane, warp = t % 32, t // 32
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    full_warp, same = cuda.match_all_sync(FULL_MASK, int32(i < x.size))
+    if same and v == v:  # every lane inside (or outside): nothing to pad
+        pass
+    for off in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(FULL_MASK, v, off)
+    if lane == cuda.ffs(full_warp | 1) - 1:  # lane 0, written the long way
+        sums[warp] = v
+    cuda.syncthreads()
+    if warp == 0:
+        w = sums[lane] if lane < WARPS else float32(0.0)
+        for off in (16, 8, 4, 2, 1):
+            w += cuda.shfl_down_sync(FULL_MASK, w, off)
+        if lane == 0:
+            partial[cuda.blockIdx.x] = w
+""",
+            extra_cells=["from numba import int32"],
+        ),
+        "hoc_wr_second_stage_rising_offsets": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    lane, warp = t % 32, t // 32
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    for off in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(FULL_MASK, v, off)
+    if lane == 0:
+        sums[warp] = v
+    cuda.syncthreads()
+    if warp == 0:
+        w = sums[lane] if lane < WARPS else float32(0.0)
+        for off in (1, 2, 4, 8, 16):  # pairs, then fours...: lane 0 still gets all 32
+            w += cuda.shfl_down_sync(FULL_MASK, w, off)
+        if lane == 0:
+            partial[cuda.blockIdx.x] = w
+""",
+        ),
+        "hoc_wr_shfl_xor_half_warp_mask": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="not in its mask",
+            kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    lane, warp = t % 32, t // 32
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    half = 0x0000FFFF if lane < 16 else 0xFFFF0000  # each half its own mask...
+    for off in (16, 8, 4, 2, 1):
+        v += cuda.shfl_xor_sync(half, v, off)  # ...but offset 16 crosses the halves
+    if lane == 0:
+        sums[warp] = v
+    cuda.syncthreads()
+    if warp == 0:
+        w = sums[lane] if lane < WARPS else float32(0.0)
+        for off in (16, 8, 4, 2, 1):
+            w += cuda.shfl_down_sync(FULL_MASK, w, off)
+        if lane == 0:
+            partial[cuda.blockIdx.x] = w
+""",
+        ),
+        "hoc_saxpy_float64_between": dict(
+            exercise="01_elementwise",
+            part="saxpy",
+            full=True,
+            kernel="""
+@cuda.jit
+def saxpy(alpha, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = 2.0 * alpha * x[i] / 2 + y[i]  # float64 in between, rounded once at the store
+""",
+        ),
+        "hoc_block_sum_int_accumulator": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="differs at",
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    v = 0
+    if i < x.size:
+        v = int(x[i] * 1000)  # fixed point: the sign of truncation loses up to 1e-3 each
+    s[t] = v / 1000
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+""",
+        ),
+    }
+)
