@@ -1169,3 +1169,177 @@ def block_sum(x, partial):
         ),
     }
 )
+
+CASES.update(
+    {
+        # -- batch 4: decorators, imports and aliases ---------------------------------------------
+        "hoc_wr_eager_signature_aliased_imports": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            full=True,
+            kernel="""
+import numba.cuda as nc
+from numba.cuda import shfl_down_sync as down
+
+
+@nc.jit("void(float32[:], float32[:])")
+def block_sum_warp(x, partial):
+    sums = nc.shared.array(shape=WARPS, dtype=np.float32)
+    tid = nc.threadIdx
+    lane, warp = tid.x % 32, tid.x // 32
+    i = nc.grid(1)
+    v = x[i] if i < x.size else np.float32(0)
+    for off in OFFS:
+        v += down(FULL_MASK, v, off)
+    if lane == 0:
+        sums[warp] = v
+    nc.syncthreads()
+    if warp == 0:
+        v = sums[lane] if lane < WARPS else np.float32(0)
+        for off in OFFS:
+            v += down(FULL_MASK, v, off)
+        if lane == 0:
+            partial[nc.blockIdx.x] = v
+""",
+            extra_cells=["OFFS = (16, 8, 4, 2, 1)"],
+        ),
+        "hoc_wr_inline_device_closure_over_array": dict(
+            exercise="10_warp_reduce",
+            part="block_sum_warp",
+            full=True,
+            kernel="""
+@cuda.jit(device=True, inline=True)
+def warp_total(v):
+    off = 16
+    while True:
+        v += cuda.shfl_down_sync(FULL_MASK, v, off)
+        if off == 1:
+            break
+        off >>= 1
+    return v
+
+
+@cuda.jit(lineinfo=True)
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, np.float32)
+    t = cuda.threadIdx.x
+
+    def element(k):  # reads x, which it closes over
+        return x[k] if k < x.size else float32(0.0)
+
+    v = warp_total(element(cuda.grid(1)))
+    if t % 32 == 0:
+        sums[t // 32] = v
+    cuda.syncthreads()
+    if t < 32:
+        v = warp_total(sums[t] if t < WARPS else float32(0.0))
+        if t == 0:
+            partial[cuda.blockIdx.x] = v
+""",
+        ),
+        "hoc_sm_fused_fastmath_two_pass": dict(
+            exercise="11_softmax",
+            part="softmax_fused",
+            full=True,
+            kernel="""
+@cuda.jit(fastmath=True)
+def softmax_fused(x, out):
+    s_max = cuda.shared.array(TPB, float32)
+    s_sum = cuda.shared.array(TPB, float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    cols = x.shape[1]
+    m = float32(-math.inf)
+    total = float32(0.0)
+    for c in range(t, cols, TPB):
+        v = x[r, c]
+        if v > m:
+            total = total * math.exp(m - v) + float32(1.0)
+            m = v
+        else:
+            total += math.exp(v - m)
+    s_max[t], s_sum[t] = m, total
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            m1, m2 = s_max[t], s_max[t + stride]
+            hi = m1 if m1 >= m2 else m2
+            s1 = s_sum[t] * math.exp(m1 - hi) if m1 > -math.inf else float32(0.0)
+            s2 = s_sum[t + stride] * math.exp(m2 - hi) if m2 > -math.inf else float32(0.0)
+            s_max[t], s_sum[t] = hi, s1 + s2
+        cuda.syncthreads()
+        stride //= 2
+    m, inv = s_max[0], float32(1.0) / s_sum[0]
+    for c in range(t, cols, TPB):
+        out[r, c] = math.exp(x[r, c] - m) * inv
+""",
+        ),
+        "hoc_block_sum_while_true_break": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(shape=(TPB,), dtype=np.float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.size else 0
+    cuda.syncthreads()
+    stride = TPB
+    while True:
+        stride //= 2
+        if stride == 0:
+            break
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+""",
+        ),
+        "hoc_block_sum_break_skips_barrier": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            fail=["sync"],
+            passes=[],
+            reason="barrier",
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.size else float32(0.0)
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t >= stride:
+            break  # idle threads leave the loop, and its barriers, early
+        s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+""",
+        ),
+        "hoc_conv1d_shared_halo_ternary": dict(
+            exercise="02_conv1d",
+            part="conv1d",
+            full=True,
+            kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    i = cuda.grid(1)
+    if i >= out.size:
+        return
+    r = w.size // 2
+    acc = float32(0.0)
+    for j in range(w.size):
+        src = i + r - j
+        acc += w[j] * (x[src] if 0 <= src < x.size else float32(0.0))
+    out[i] = acc
+""",
+        ),
+    }
+)
