@@ -1219,7 +1219,7 @@ def warp_total(v):
     return v
 
 
-@cuda.jit(lineinfo=True)
+@cuda.jit(opt=True)
 def block_sum_warp(x, partial):
     sums = cuda.shared.array(WARPS, np.float32)
     t = cuda.threadIdx.x
@@ -1339,6 +1339,120 @@ def conv1d(x, w, out):
         src = i + r - j
         acc += w[j] * (x[src] if 0 <= src < x.size else float32(0.0))
     out[i] = acc
+""",
+        ),
+    }
+)
+
+CASES.update(
+    {
+        # -- batch 5: barriers in uniform branches, layout and index arithmetic -------------------
+        "hoc_block_sum_barrier_in_block_uniform_branch": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    b = cuda.blockIdx.x
+    i = b * TPB + t
+    s[t] = x[i] if i < x.size else float32(0.0)
+    last = (b + 1) * TPB > x.size  # the same answer in every thread of a block
+    if last:
+        cuda.syncthreads()
+    else:
+        cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        partial[b] = s[0]
+""",
+        ),
+        "hoc_matmul_tiled_transposed_tile_of_b": dict(
+            exercise="03_matmul",
+            part="matmul_tiled",
+            full=True,
+            kernel="""
+TILE_PAD = TILE + 1  # a shared array's shape must be a constant, computed out here
+
+
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sBt = cuda.shared.array((TILE, TILE_PAD), float32)  # B's tile stored transposed, padded
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * TILE + ty
+    col = cuda.blockIdx.x * TILE + tx
+    m, kk = A.shape
+    n = B.shape[1]
+    acc = float32(0.0)
+    for t0 in range(0, kk, TILE):
+        sA[ty, tx] = A[row, t0 + tx] if row < m and t0 + tx < kk else float32(0.0)
+        sBt[tx, ty] = B[t0 + ty, col] if t0 + ty < kk and col < n else float32(0.0)
+        cuda.syncthreads()
+        for j in range(TILE):
+            acc += sA[ty, j] * sBt[tx, j]
+        cuda.syncthreads()
+    if row < m and col < n:
+        C[row, col] = acc
+""",
+        ),
+        "hoc_blur2d_negative_modulo_wrap": dict(
+            exercise="04_conv2d",
+            part="blur2d",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="differs at",
+            kernel="""
+@cuda.jit
+def blur2d(img, w, out):
+    col, row = cuda.grid(2)
+    h, wd = img.shape
+    if row < h and col < wd:
+        r = w.shape[0] // 2
+        acc = float32(0.0)
+        for dy in range(w.shape[0]):
+            for dx in range(w.shape[1]):
+                y = (row + dy - r) % h  # wraps around the image, not the replicated edge
+                x = (col + dx - r) % wd
+                acc += w[dy, dx] * img[y, x]
+        out[row, col] = acc
+""",
+        ),
+        "hoc_sm_exp_sum_int_division_cols": dict(
+            exercise="11_softmax",
+            part="exp_sum",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="differs at",
+            kernel="""
+@cuda.jit
+def exp_sum(x, m, e, s):
+    buf = cuda.shared.array(TPB, float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    cols = x.shape[1]
+    per = cols // TPB  # each thread takes a contiguous run: the remainder is forgotten
+    acc = float32(0.0)
+    for c in range(t * per, (t + 1) * per):
+        v = math.exp(x[r, c] - m[r])
+        e[r, c] = v
+        acc += v
+    buf[t] = acc
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            buf[t] += buf[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        s[r] = buf[0]
 """,
         ),
     }
