@@ -339,7 +339,8 @@ class _Notebook:
                 self.defs[node.name] = node
                 self.srcs[node.name] = src
             return
-        if (bound := jitkinds.course_binding(node, self.imports)) is not None:
+        bound = jitkinds.course_binding(node, self.imports)
+        if (bound := bound or jitkinds.attribute_binding(node, self.imports)) is not None:
             self._forget(bound[0])
             self.imports[bound[0]] = bound[1]
             return

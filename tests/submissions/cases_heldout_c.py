@@ -112,6 +112,56 @@ def softmax_fused(x, out):
         out[r, c] = math.exp(x[r, c] - m) / total
 """,
     ),
+    # Misgraded before: refused, for sync = cuda.syncthreads (a second name for a barrier).
+    "hoc_sm_fused_aliased_sync_isinf": dict(
+        exercise="11_softmax",
+        part="softmax_fused",
+        full=True,
+        kernel="""
+NEG_INF = -np.inf
+sync = cuda.syncthreads
+
+
+@cuda.jit
+def softmax_fused(x, out):
+    s_max = cuda.shared.array(TPB, float32)
+    s_sum = cuda.shared.array(TPB, float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    cols = len(x[r])
+    m = float32(NEG_INF)
+    total = float32(0.0)
+    for c in range(t, cols, TPB):
+        v = x[r, c]
+        if v > m:
+            total = total * math.exp(m - v) + float32(1.0)
+            m = v
+        else:
+            total += math.exp(v - m)
+    s_max[t] = m
+    s_sum[t] = total
+    sync()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            m1, m2 = s_max[t], s_max[t + stride]
+            if math.isinf(m2):  # a partner that saw no value
+                pass
+            elif math.isinf(m1):
+                s_max[t], s_sum[t] = m2, s_sum[t + stride]
+            elif m2 > m1:
+                s_sum[t] = s_sum[t] * math.exp(m1 - m2) + s_sum[t + stride]
+                s_max[t] = m2
+            else:
+                s_sum[t] += s_sum[t + stride] * math.exp(m2 - m1)
+        cuda.threadfence_block()
+        sync()
+        stride //= 2
+    m = s_max[0]
+    total = s_sum[0]
+    for c in range(t, cols, TPB):
+        out[r, c] = math.exp(x[r, c] - m) / total
+""",
+    ),
     # -- correct, unusual style: full marks -----------------------------------------------------
     "hoc_wr_shfl_sync_wrapping_source": dict(
         exercise="10_warp_reduce",
@@ -445,20 +495,6 @@ def softmax_fused(x, out):
     total = s_sum[0]
     for c in range(t, cols, TPB):
         out[r, c] = math.exp(float32(float16(x[r, c] - m))) / total
-""",
-    ),
-    "hoc_sm_row_max_atomic_from_zero": dict(
-        exercise="11_softmax",
-        part="row_max",
-        fail=["public", "hidden"],
-        passes=[],
-        reason="differs at",
-        kernel="""
-@cuda.jit
-def row_max(x, m):
-    r, t = cuda.blockIdx.x, cuda.threadIdx.x
-    for c in range(t, x.shape[1], TPB):
-        cuda.atomic.max(m, r, x[r, c])  # m starts at 0.0: rows of negatives give 0
 """,
     ),
     "hoc_conv1d_python_modulo_wraps": dict(

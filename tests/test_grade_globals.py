@@ -1,6 +1,11 @@
-"""A global NumPy array of literal numbers reaches a kernel, as numba freezes it into one."""
+"""Globals a kernel reads that the grader supplies without running the notebook, as numba
+sees them: NumPy arrays of literal numbers (frozen into the kernel), the limits of a NumPy
+type, and second names for functions of numba.cuda and math.
+"""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -87,3 +92,54 @@ def test_limits_of_what_is_no_type_stay_refused(definition):
     kernel = "@cuda.jit\ndef multiply(a, b, out):\n    out[0] = W\n"
     ext = source.extract([HEAD, definition + "\n", kernel], ["multiply"], {})
     assert "the global W" in ext.problems["multiply"], ext.problems
+
+
+@pytest.mark.parametrize(
+    "definition, path",
+    [
+        ("sync = cuda.syncthreads", "numba.cuda.syncthreads"),
+        ("down = cuda.shfl_down_sync", "numba.cuda.shfl_down_sync"),
+        ("exp = math.exp", "math.exp"),
+    ],
+)
+def test_a_second_name_for_a_cuda_or_math_function_is_imported_under_it(definition, path):
+    name = definition.split()[0]
+    kernel = (
+        "@cuda.jit\ndef multiply(a, b, out):\n    i = cuda.grid(1)\n"
+        f"    f = {name}\n"
+        "    if i < out.size:\n        out[i] = a[i] * b[i]\n"
+    )
+    ext = source.extract([HEAD, definition + "\n", kernel], ["multiply"], {})
+    assert "multiply" not in ext.problems, ext.problems
+    assert ext.imports[name] == path
+    text = gate.module_text(ext, "multiply")
+    mod, _, attr = path.rpartition(".")
+    want = f"from {mod} import {attr}" + ("" if attr == name else f" as {name}")
+    assert want + "\n" in text
+
+
+def test_an_aliased_barrier_orders_a_tree_as_syncthreads_does():
+    kernel = """
+sync = cuda.syncthreads
+
+
+@cuda.jit
+def multiply(a, b, out):
+    s = cuda.shared.array(64, float32)
+    t = cuda.threadIdx.x
+    s[t] = a[t] * b[t]
+    sync()
+    out[t] = s[63 - t]
+"""
+    ext = source.extract([HEAD, kernel], ["multiply"], {})
+    assert "multiply" not in ext.problems, ext.problems
+    a, b = np.arange(64, dtype=np.float32), np.full(64, 2.0, np.float32)
+    text = gate.module_text(ext, "multiply")
+    assert gate.check_compiles([("k", text, "multiply", [a, b, np.zeros(64, np.float32)])]) == {
+        "k": None
+    }
+
+
+def test_a_math_constant_stays_a_constant():
+    ext = source.extract([HEAD, "PI = math.pi\nHALF = PI / 2\n"], [], {})
+    assert ext.constants["HALF"] == math.pi / 2
