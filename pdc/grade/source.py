@@ -28,6 +28,7 @@ import numpy as np
 
 from pdc import pyast
 from pdc.grade import imports as jitkinds
+from pdc.grade import literals
 
 
 @dataclass
@@ -73,7 +74,6 @@ _BINOPS = {
 }
 #: Longest tuple of numbers taken as a constant (a shape, or unrolled offsets like (16, 8, 4)).
 MAX_TUPLE = 64
-MAX_ARRAY = 4096  # elements of a literal NumPy array constant
 _CALLS: dict[str, Callable] = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
 _NUMBER = (int, float, bool, np.number, np.bool_)
 #: math functions of numbers a constant may be computed with (``int(math.log2(TPB))``).
@@ -105,75 +105,14 @@ def _callee(node, imports: dict) -> Callable | None:
     return None
 
 
-def _array_literal(node: ast.Call, env: dict, imports: dict):
-    """``np.array([[...], ...], dtype=np.int32)`` of numbers as a read-only array, else None.
+def _number(env: dict, imports: dict) -> Callable[[ast.AST], Any]:
+    """The value of a constant expression where it is a number, else None."""
 
-    numba freezes a global array into the kernel as a constant (``cuda.const.array_like``
-    reads one), so a table of literal numbers reaches a kernel as a number does.
-    """
-    if (_path(node.func, imports) or "") not in ("numpy.array", "numpy.asarray"):
-        return None
-    if len(node.args) != 1 or any(kw.arg != "dtype" for kw in node.keywords):
-        return None
-    dtype = None
-    for kw in node.keywords:
-        if (dtype := _dtype(kw.value, imports)) is None:
-            return None
-    count = [0]
-
-    def nested(n):
-        if isinstance(n, ast.List | ast.Tuple):
-            items = [nested(e) for e in n.elts]
-            return None if any(v is None for v in items) else items
-        count[0] += 1
-        v = _evaluate(n, env, imports) if count[0] <= MAX_ARRAY else None
+    def number(node: ast.AST) -> Any:
+        v = _evaluate(node, env, imports)
         return v if isinstance(v, _NUMBER) else None
 
-    data = nested(node.args[0])
-    if data is None:
-        return None
-    try:
-        arr = np.array(data, dtype=dtype)
-    except (TypeError, ValueError, OverflowError):
-        return None  # ragged rows, or a value the dtype cannot hold
-    if arr.size == 0 or arr.dtype.kind not in "biuf" or not np.isfinite(arr).all():
-        return None
-    arr.flags.writeable = False
-    return arr
-
-
-def _dtype(node, imports: dict) -> np.dtype | None:
-    """The dtype a NumPy or numba scalar type, or a string naming one, stands for."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        name = node.value
-    else:
-        mod, _, name = (_path(node, imports) or "").rpartition(".")
-        if mod.split(".")[0] not in ("numpy", "numba") or name not in jitkinds.DTYPE_NAMES:
-            return None
-    try:
-        return np.dtype(name)
-    except TypeError:
-        return None
-
-
-#: The limits of a NumPy type a constant may read: ``np.finfo(np.float32).min``.
-_LIMITS: dict[str, tuple[str, ...]] = {
-    "numpy.finfo": ("min", "max", "eps", "tiny", "smallest_normal", "resolution"),
-    "numpy.iinfo": ("min", "max"),
-}
-
-
-def _type_limit(node: ast.Attribute, imports: dict):
-    """``np.finfo(np.float32).min``, ``np.iinfo(np.int32).max``: its value, else None."""
-    call = cast(ast.Call, node.value)
-    kind = _path(call.func, imports) or ""
-    if node.attr not in _LIMITS.get(kind, ()) or len(call.args) != 1 or call.keywords:
-        return None
-    dt = _dtype(call.args[0], imports)
-    if dt is None or dt.kind not in ("f" if kind == "numpy.finfo" else "iu"):
-        return None
-    info = np.finfo(dt) if kind == "numpy.finfo" else np.iinfo(dt)
-    return getattr(info, node.attr)  # what the notebook binds: a float32 for finfo, an int
+    return number
 
 
 def _evaluate(node, env: dict, imports: dict | None = None):
@@ -182,7 +121,7 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     Numbers, names of known constants, arithmetic, tuples, ``int``/``float``/``min``/``max``/
     ``abs``, the functions and constants of ``math`` and NumPy scalar types, as the notebook
     imported them (``imports``: name -> full path), ``np.finfo``/``np.iinfo`` limits, and
-    ``np.array`` of nested lists of such values (``_array_literal``). Nothing else is
+    ``np.array`` of nested lists of such values (pdc.grade.literals). Nothing else is
     computed: the grader evaluates this syntax itself and runs none of the notebook's code.
     """
     imports = imports or {}
@@ -191,7 +130,7 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     if isinstance(node, ast.Name):
         return env.get(node.id)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
-        return _type_limit(node, imports)
+        return literals.type_limit(node, lambda n: _path(n, imports))
     if isinstance(node, ast.Attribute):
         path = _path(node, imports) or ""
         mod, _, attr = path.rpartition(".")
@@ -221,8 +160,10 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     if isinstance(node, ast.Tuple) and len(node.elts) <= MAX_TUPLE:
         vals = [_evaluate(e, env, imports) for e in node.elts]
         return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
-    if isinstance(node, ast.Call) and (arr := _array_literal(node, env, imports)) is not None:
-        return arr
+    if isinstance(node, ast.Call):
+        arr = literals.array_literal(node, lambda n: _path(n, imports), _number(env, imports))
+        if arr is not None:
+            return arr
     if isinstance(node, ast.Call) and not node.keywords and len(node.args) in (1, 2):
         f = _callee(node.func, imports)
         if f is None:
