@@ -48,7 +48,9 @@ def module_text(ext: Extracted, kernel: str) -> str:
 
 
 def literal(v) -> str:
-    """Python source for a constant: a number, a NumPy scalar or a tuple of them."""
+    """Python source for a constant: a number, a NumPy scalar, a tuple of them or an array."""
+    if isinstance(v, np.ndarray):
+        return f"_pdc_np.array({v.tolist()!r}, dtype={v.dtype.name!r})"
     if isinstance(v, tuple):
         return "(" + "".join(literal(x) + ", " for x in v) + ")"
     if isinstance(v, np.generic):

@@ -72,6 +72,23 @@ def course_binding(node: ast.stmt, imports: dict) -> tuple[str, str] | None:
     return (t.id, "numba.cuda") if resolve(v.func, imports) == "pdc.numba_cuda" else None
 
 
+def attribute_binding(node: ast.stmt, imports: dict) -> tuple[str, str] | None:
+    """``sync = cuda.syncthreads``, ``exp = math.exp``: a second name for a function of
+    numba.cuda or math, which the compile gate imports under that name -> ("sync", path)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    t, v = node.targets[0], node.value
+    if not isinstance(t, ast.Name) or not isinstance(v, ast.Attribute):
+        return None
+    path = resolve(v, imports)
+    mod, _, attr = (path or "").rpartition(".")
+    if mod == "math" and callable(getattr(math, attr, None)):  # math.pi stays a constant
+        return t.id, str(path)
+    if mod == "numba.cuda" and usable(path):
+        return t.id, str(path)
+    return None
+
+
 def importable(path: str | None) -> bool:
     """Whether the compile gate writes this import: it comes from math, numpy or numba."""
     return path is not None and path.split(".")[0] in ("math", "numpy", "numba")

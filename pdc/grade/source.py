@@ -3,9 +3,10 @@
 The grader never executes a submission's notebook. It parses the code cells (nbformat + ast)
 and takes the kernel functions it grades, the device functions they call, the imports of the
 modules kernel code may use and the numeric constants they use (literals, or arithmetic and
-``math`` functions on other constants). Together they form a module that numba-cuda compiles
-(pdc.grade.gate) and pdc.sim runs from numba's typed IR: what numba-cuda refuses, the grader
-refuses, with numba's own words; kernel code never runs as Python.
+``math`` functions on other constants, and NumPy arrays of such literals). Together they form
+a module that numba-cuda compiles (pdc.grade.gate) and pdc.sim runs from numba's typed IR:
+what numba-cuda refuses, the grader refuses, with numba's own words; kernel code never runs as
+Python.
 
 What this module still checks is only what runs when that module is defined, and what it
 could not give numba from the syntax alone: decorators (jit decorators with constant or type
@@ -27,6 +28,7 @@ import numpy as np
 
 from pdc import pyast
 from pdc.grade import imports as jitkinds
+from pdc.grade import literals
 
 
 @dataclass
@@ -103,19 +105,32 @@ def _callee(node, imports: dict) -> Callable | None:
     return None
 
 
+def _number(env: dict, imports: dict) -> Callable[[ast.AST], Any]:
+    """The value of a constant expression where it is a number, else None."""
+
+    def number(node: ast.AST) -> Any:
+        v = _evaluate(node, env, imports)
+        return v if isinstance(v, _NUMBER) else None
+
+    return number
+
+
 def _evaluate(node, env: dict, imports: dict | None = None):
     """The value of a constant expression over numbers and known constants, else None.
 
     Numbers, names of known constants, arithmetic, tuples, ``int``/``float``/``min``/``max``/
     ``abs``, the functions and constants of ``math`` and NumPy scalar types, as the notebook
-    imported them (``imports``: name -> full path). Nothing else is computed: the grader
-    evaluates this syntax itself and runs none of the notebook's code.
+    imported them (``imports``: name -> full path), ``np.finfo``/``np.iinfo`` limits, and
+    ``np.array`` of nested lists of such values (pdc.grade.literals). Nothing else is
+    computed: the grader evaluates this syntax itself and runs none of the notebook's code.
     """
     imports = imports or {}
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, _NUMBER) else None
     if isinstance(node, ast.Name):
         return env.get(node.id)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
+        return literals.type_limit(node, lambda n: _path(n, imports))
     if isinstance(node, ast.Attribute):
         path = _path(node, imports) or ""
         mod, _, attr = path.rpartition(".")
@@ -145,6 +160,10 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     if isinstance(node, ast.Tuple) and len(node.elts) <= MAX_TUPLE:
         vals = [_evaluate(e, env, imports) for e in node.elts]
         return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
+    if isinstance(node, ast.Call):
+        arr = literals.array_literal(node, lambda n: _path(n, imports), _number(env, imports))
+        if arr is not None:
+            return arr
     if isinstance(node, ast.Call) and not node.keywords and len(node.args) in (1, 2):
         f = _callee(node.func, imports)
         if f is None:
@@ -261,7 +280,8 @@ class _Notebook:
                 self.defs[node.name] = node
                 self.srcs[node.name] = src
             return
-        if (bound := jitkinds.course_binding(node, self.imports)) is not None:
+        bound = jitkinds.course_binding(node, self.imports)
+        if (bound := bound or jitkinds.attribute_binding(node, self.imports)) is not None:
             self._forget(bound[0])
             self.imports[bound[0]] = bound[1]
             return

@@ -33,15 +33,29 @@ def cast(v, dtype: np.dtype):
     return a.astype(dtype, copy=False) if a.ndim else dtype.type(a)
 
 
+def _int_divisor(a, b):
+    """``b`` where it divides ``a`` (1 elsewhere), and where it does.
+
+    Zero never does; nor does -1 under the lowest signed value, whose quotient overflows:
+    numba's signed divmod yields 0 and 0 there, as for a zero divisor.
+    """
+    ok = b != 0
+    if a.dtype.kind == "i":
+        ok = ok & ~((a == np.iinfo(a.dtype).min) & (b == -1))
+    return np.where(ok, b, 1), ok
+
+
 def _floordiv(a, b):
     if a.dtype.kind in "iu":
-        return np.floor_divide(a, np.where(b == 0, 1, b)) * (b != 0)
+        d, ok = _int_divisor(a, b)
+        return np.floor_divide(a, d) * ok
     return np.floor_divide(a, b)
 
 
 def _mod(a, b):
     if a.dtype.kind in "iu":
-        return np.remainder(a, np.where(b == 0, 1, b)) * (b != 0)
+        d, ok = _int_divisor(a, b)
+        return np.remainder(a, d) * ok
     return np.remainder(a, b)
 
 
@@ -110,6 +124,11 @@ def binop(fn, sig):
         raise Unsupported(f"the simulator does not support the operator {fn.__name__} yet")
     ta, tb = (dtype_of(t) for t in sig.args)
     tr = dtype_of(sig.return_type)
+    if tr.kind in "iu" and ta.kind in "iu" and tb.kind in "iu":
+        # numba's integer operators cast both operands to the result type first: an int64
+        # and a uint64 (an int32 and a uint32) add as two int64s, wrapping, where NumPy
+        # would compute in float64 and lose the low bits.
+        ta = tb = tr
 
     def run(a, b):
         return cast(impl(cast(a, ta), cast(b, tb)), tr)

@@ -299,6 +299,17 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
     old = np.full(lanes.size, poison(arr.dtype), dtype=arr.dtype)
     good = np.flatnonzero(ok)
     fo, lo = f[good], lanes[good]
+    if vund is not None and (vu := vund[lo]).any():
+        # The word ends up holding garbage, as a store of that value would leave it.
+        k = int(np.argmax(vu))
+        origin = f" (first undefined value: {S.undef_origin})" if S.undef_origin else ""
+        S.finding(
+            "uninitialized",
+            f"an undefined value{origin} is the operand of atomic {op} on {arr.element(fo[k])}",
+            lo[k],
+            site,
+            count=int(vu.sum()),
+        )
     if arr.defined is not None:
         never = ~arr.defined[fo]
         if never.any():
