@@ -29,11 +29,19 @@ def _run_on_numbas_simulator(module: str, timeout: float) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _problems(r: dict) -> list:
+    """The findings of a run other than notes (a CAS loop's first read sees a value other
+    threads update atomically: pdc.grade.simreport.NOTES)."""
+    from pdc.grade.simreport import NOTES
+
+    return [f for f in r["findings"] if f not in NOTES]
+
+
 def test_outputs_agree_with_numbas_simulator():
     results = _run_on_numbas_simulator("tests.sim_diff", 600)
     assert len(results) >= 8
     for name, r in results.items():
-        assert r["findings"] == [], (name, r)
+        assert _problems(r) == [], (name, r)
         assert r["worst"] <= r["tol"], (name, r)
 
 
@@ -41,13 +49,13 @@ def test_every_solution_and_correct_submission_agrees_with_numbas_simulator():
     """The exercises' kernels as the grader defines them (solutions, and the submissions in
     unusual styles that earn full marks): outputs agree on the first public case, integer
     outputs bit for bit, float outputs within 1e-5 relative (float32 sums in another order);
-    none has a finding. Kernels numba's simulator cannot run (warp shuffles) are listed."""
+    none has a finding but notes. Kernels numba's simulator cannot run (warp shuffles) are listed."""
     results = _run_on_numbas_simulator("tests.sim_diff_corpus", 900)
     ran = {k: r for k, r in results.items() if "skipped" not in r}
     assert sum(k.startswith("solution") for k in ran) >= 15, sorted(results)
     assert len(ran) >= 40
     for name, r in ran.items():
-        assert r["findings"] == [], (name, r)
+        assert _problems(r) == [], (name, r)
         assert r["exact"], (name, r)
         assert r["worst"] <= 1e-5, (name, r)
 
@@ -67,6 +75,6 @@ def test_every_course_kernel_agrees_with_numbas_simulator_or_says_why_not():
     assert compared and sum(k.startswith("notebooks/") for k in compared) >= 20, sorted(compared)
     assert all(r["skipped"] for k, r in results.items() if k not in compared)
     for name, r in compared.items():
-        assert r["findings"] == [], (name, r)
+        assert _problems(r) == [], (name, r)
         assert r["exact"], (name, r)
         assert r["worst"] <= 1e-5, (name, r)
