@@ -64,6 +64,10 @@ class Part:
     # barriers. Judged under "parallel" with pdc.grade.profile's margin; None, not judged.
     model_ops: int | None = None
     model_span: int | None = None
+    # Parts of other exercises whose model answers compute this part's outputs from the same
+    # arguments and launch (exercise 10's warp-shuffle block sum is exercise 5's block sum):
+    # the busiest thread of any of them is a model's, so a style they use stays in budget.
+    model_peers: tuple = ()
     global_loads: Callable | None = None  # (case, report loads) -> (per-output, bound)
     rtol: float = 1e-4
     atol: float = 1e-4
