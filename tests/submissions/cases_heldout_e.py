@@ -355,7 +355,7 @@ def transpose_padded(a, out):
         fail=["memory"],
         passes=["public", "hidden", "bounds"],
         gaming="coalescing",
-        reason="not coalesced",
+        reason="stores to out are not coalesced",
         kernel="""
 @cuda.jit
 def transpose_tiled(a, out):
@@ -580,6 +580,70 @@ def block_scan(x, out, block_sums):
         out[i] = v
     if t == TPB - 1:
         block_sums[cuda.blockIdx.x] = v
+""",
+    ),
+    "hoe_transpose_tiled_reversed_lanes": dict(
+        exercise="09_transpose",
+        part="transpose_tiled",
+        full=True,  # lane l moves column 31 - l: a warp still touches one contiguous run
+        kernel="""
+@cuda.jit
+def transpose_tiled(a, out):
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = TILE - 1 - cuda.threadIdx.x, cuda.threadIdx.y
+    x = cuda.blockIdx.x * TILE + tx
+    y = cuda.blockIdx.y * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if y + j < a.shape[0] and x < a.shape[1]:
+            tile[ty + j, tx] = a[y + j, x]
+    cuda.syncthreads()
+    x = cuda.blockIdx.y * TILE + tx
+    y = cuda.blockIdx.x * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if y + j < out.shape[0] and x < out.shape[1]:
+            out[y + j, x] = tile[tx, ty + j]
+""",
+    ),
+    "hoe_row_max_racy_global_max": dict(
+        exercise="11_softmax",
+        part="row_max",
+        # Read, compare, write m[r] without an atomic: which thread's store lands last depends
+        # on scheduling; compute-sanitizer reports the race.
+        fail=["sync"],
+        passes=[],
+        reason="data race",
+        kernel="""
+@cuda.jit
+def row_max(x, m):
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    if t == 0:
+        m[r] = x[r, 0]
+    cuda.syncthreads()
+    for c in range(t, x.shape[1], TPB):
+        if x[r, c] > m[r]:
+            m[r] = x[r, c]
+""",
+    ),
+    "hoe_transpose_tiled_coalesced_atomic_stores": dict(
+        exercise="09_transpose",
+        part="transpose_tiled",
+        full=True,  # atomic adds onto zeros, lanes on consecutive elements: coalesced
+        kernel="""
+@cuda.jit
+def transpose_tiled(a, out):
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    x = cuda.blockIdx.x * TILE + tx
+    y = cuda.blockIdx.y * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if y + j < a.shape[0] and x < a.shape[1]:
+            tile[ty + j, tx] = a[y + j, x]
+    cuda.syncthreads()
+    x = cuda.blockIdx.y * TILE + tx
+    y = cuda.blockIdx.x * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if y + j < out.shape[0] and x < out.shape[1]:
+            cuda.atomic.add(out, (y + j, x), tile[tx, ty + j])
 """,
     ),
 }
