@@ -59,6 +59,10 @@ class Part:
     # "parallel" (atomics on one address are served one after another): None, not judged.
     max_contention: int | None = None
     max_stores: int | None = None  # largest allowed output stores for one thread
+    # case -> most shuffles one thread may make, judged under "parallel": a tree of shuffles
+    # brings a warp's values to one lane in log2(32) = 5 steps, one lane pulling them one at a
+    # time in 31 (values in registers: neither memory accesses nor a barrier show it).
+    max_shuffles: Callable | None = None
     # The model answer's busiest thread, measured on pdc.sim over the public and hidden cases
     # (tests/test_grade_profile.py re-measures it): operations, and operations between two
     # barriers. Judged under "parallel" with pdc.grade.profile's margin; None, not judged.
