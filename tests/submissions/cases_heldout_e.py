@@ -646,4 +646,107 @@ def transpose_tiled(a, out):
             cuda.atomic.add(out, (y + j, x), tile[tx, ty + j])
 """,
     ),
+    "hoe_scan_offsets_warp_broadcast": dict(
+        exercise="08_scan",
+        part="add_block_offsets",
+        full=True,  # lane 0 reads the offset, a shuffle hands it to the other 31 lanes
+        kernel="""
+@cuda.jit
+def add_block_offsets(out, offsets):
+    i = cuda.grid(1)
+    b = cuda.blockIdx.x
+    off = float32(0.0)
+    if b > 0 and cuda.laneid == 0:
+        off = offsets[b - 1]
+    off = cuda.shfl_sync(0xFFFFFFFF, off, 0)
+    if b > 0 and i < out.size:
+        out[i] += off
+""",
+    ),
+    "hoe_gaming_exp_sum_lane_zero_pairs_with_each_lane": dict(
+        exercise="11_softmax",
+        part="exp_sum",
+        # Lane 0 meets lane k alone (a two-lane mask) 31 times: each other lane shuffles once.
+        fail=["parallel"],
+        passes=["public", "hidden", "sync"],
+        gaming="operations per thread",
+        reason="shuffles, at most",
+        kernel="""
+@cuda.jit
+def exp_sum(x, m, e, s):
+    buf = cuda.shared.array(4, float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    lane = cuda.laneid
+    mx = m[r]
+    acc = float32(0.0)
+    for c in range(t, x.shape[1], TPB):
+        v = math.exp(x[r, c] - mx)
+        e[r, c] = v
+        acc += v
+    total = acc
+    for k in range(1, 32):
+        if lane == 0 or lane == k:
+            w = cuda.shfl_sync(1 | (1 << k), acc, k)
+            if lane == 0:
+                total += w
+    if lane == 0:
+        buf[t // 32] = total
+    cuda.syncthreads()
+    if t == 0:
+        s[r] = buf[0] + buf[1] + buf[2] + buf[3]
+""",
+    ),
+    "hoe_gaming_warp_reduce_lane_zero_pairs_with_each_lane": dict(
+        exercise="10_warp_reduce",
+        part="block_sum_warp",
+        fail=["parallel"],
+        passes=["public", "hidden", "sync", "masks", "barriers", "registers"],
+        gaming="operations per thread",
+        reason="one thread made",
+        kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    lane = cuda.laneid
+    v = x[i] if i < x.size else float32(0.0)
+    total = v
+    for k in range(1, 32):
+        if lane == 0 or lane == k:
+            w = cuda.shfl_sync(1 | (1 << k), v, k)
+            if lane == 0:
+                total += w
+    if lane == 0:
+        sums[t // 32] = total
+    cuda.syncthreads()
+    if t == 0:
+        partial[cuda.blockIdx.x] = sums[0] + sums[1] + sums[2] + sums[3]
+""",
+    ),
+    "hoe_warp_reduce_thread_zero_adds_warp_sums": dict(
+        exercise="10_warp_reduce",
+        part="block_sum_warp",
+        full=True,  # shuffles in each warp; thread 0 then adds the WARPS sums in a loop
+        kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    offset = 16
+    while offset > 0:
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, offset)
+        offset //= 2
+    if t % 32 == 0:
+        sums[t // 32] = v
+    cuda.syncthreads()
+    if t == 0:
+        total = float32(0.0)
+        for w in range(WARPS):
+            total += sums[w]
+        partial[cuda.blockIdx.x] = total
+""",
+    ),
 }
