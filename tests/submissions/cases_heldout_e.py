@@ -150,6 +150,35 @@ def block_scan(x, out, block_sums):
         block_sums[cuda.blockIdx.x] = v
 """,
     ),
+    "hoe_scan_hillis_steele_in_registers": dict(
+        exercise="08_scan",
+        part="block_scan",
+        # Each level stores the running sum and reads a neighbour's: 2 accesses per element and
+        # level, under the access bound, but every element rewritten at all log2(TPB) levels.
+        fail=["work"],
+        passes=["public", "hidden", "bounds", "sync", "parallel"],
+        reason="values to shared memory (7.0 per element)",
+        kernel="""
+@cuda.jit
+def block_scan(x, out, block_sums):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    d = 1
+    while d < TPB:
+        s[t] = v
+        cuda.syncthreads()
+        if t >= d:
+            v += s[t - d]
+        cuda.syncthreads()
+        d *= 2
+    if i < x.size:
+        out[i] = v
+    if t == TPB - 1:
+        block_sums[cuda.blockIdx.x] = v
+""",
+    ),
     # -- 09 transpose --------------------------------------------------------------------------
     "hoe_transpose_tiled_four_consecutive_per_thread": dict(
         exercise="09_transpose",
@@ -351,48 +380,6 @@ def row_max(x, m):
     cuda.syncthreads()
     if t == 0:
         m[r] = max(max(buf[0], buf[1]), max(buf[2], buf[3]))
-""",
-    ),
-    "hoe_gaming_softmax_fused_third_pass_by_atomic_reads": dict(
-        exercise="11_softmax",
-        part="softmax_fused",
-        # Three passes over the row; the extra one reads x through atomic adds of zero.
-        fail=["memory"],
-        passes=["public", "hidden", "sync"],
-        reason="global loads",
-        kernel="""
-@cuda.jit
-def softmax_fused(x, out):
-    buf = cuda.shared.array(TPB, float32)
-    r, t = cuda.blockIdx.x, cuda.threadIdx.x
-    cols = x.shape[1]
-    v = float32(-math.inf)
-    for c in range(t, cols, TPB):
-        v = max(v, cuda.atomic.add(x, (r, c), float32(0.0)))
-    buf[t] = v
-    cuda.syncthreads()
-    stride = TPB // 2
-    while stride > 0:
-        if t < stride:
-            buf[t] = max(buf[t], buf[t + stride])
-        cuda.syncthreads()
-        stride //= 2
-    mx = buf[0]
-    cuda.syncthreads()
-    acc = float32(0.0)
-    for c in range(t, cols, TPB):
-        acc += math.exp(x[r, c] - mx)
-    buf[t] = acc
-    cuda.syncthreads()
-    stride = TPB // 2
-    while stride > 0:
-        if t < stride:
-            buf[t] += buf[t + stride]
-        cuda.syncthreads()
-        stride //= 2
-    total = buf[0]
-    for c in range(t, cols, TPB):
-        out[r, c] = math.exp(x[r, c] - mx) / total
 """,
     ),
     "hoe_row_max_racy_global_max": dict(
