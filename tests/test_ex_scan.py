@@ -26,6 +26,7 @@ class FakeReport:
 
     def __init__(self, work, ops=None, span=None):
         self._work = np.asarray(work, np.int64)
+        self.shared_stores = np.ones_like(self._work)  # one each: the tile stored once
         self.findings: dict = {}
         self.ops, self.span = ops, span  # operations per thread (pdc.grade.profile)
 
@@ -205,7 +206,30 @@ def hillis_steele(x, out, block_sums):
         block_sums[cuda.blockIdx.x] = s[t]
 
 
-@pytest.mark.parametrize("fn, efficient", [(blelloch, True), (hillis_steele, False)])
+def hillis_steele_in_registers(x, out, block_sums):
+    """Hillis-Steele whose running sum stays in a register: 2 accesses per level."""
+    s = cuda.shared.array(TPB, np.float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else np.float32(0.0)
+    d = 1
+    while d < TPB:
+        s[t] = v
+        cuda.syncthreads()
+        if t >= d:
+            v += s[t - d]
+        cuda.syncthreads()
+        d *= 2
+    if i < x.size:
+        out[i] = v
+    if t == TPB - 1:
+        block_sums[cuda.blockIdx.x] = v
+
+
+@pytest.mark.parametrize(
+    "fn, efficient",
+    [(blelloch, True), (hillis_steele, False), (hillis_steele_in_registers, False)],
+)
 def test_work_judge_tells_blelloch_from_hillis_steele(fn, efficient):
     import pdc.sim as sim
 
@@ -217,5 +241,9 @@ def test_work_judge_tells_blelloch_from_hillis_steele(fn, efficient):
     assert np.array_equal(args[1], expected["out"])
     assert np.array_equal(args[2], expected["block_sums"])
     result = CaseResult(case, {}, rep)
-    assert exs_scan._work_efficient(BLOCK_SCAN, [result])[0] == float(efficient)
-    assert exs_scan._spread(BLOCK_SCAN, [result])[0] == 1.0  # both are parallel
+    frac, text = exs_scan._work_efficient(BLOCK_SCAN, [result])
+    assert frac == float(efficient), text
+    if fn is hillis_steele_in_registers:  # under the access bound, over the store bound
+        assert int(rep.work().reshape(-1, TPB).sum(axis=1).max()) <= 16 * TPB
+        assert "values to shared memory (7.0 per element)" in text
+    assert exs_scan._spread(BLOCK_SCAN, [result])[0] == 1.0  # all are parallel

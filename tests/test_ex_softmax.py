@@ -219,3 +219,65 @@ def test_fused_model_passes_every_criterion_on_a_small_case():
     failed = [(v.criterion, v.output) for v in verdicts if v.criterion != "hidden" and not v.passed]
     assert not failed
     assert rep.loads["x"].sum() == 2 * args[0].size and rep.stores["out"].sum() == args[0].size
+
+
+# -- shuffles per thread (Part.max_shuffles) ------------------------------------------------------
+FULL_MASK = 0xFFFFFFFF
+
+
+def row_max_butterfly(x, m):
+    """Each warp's max by five xor shuffles, the four warp maxima through shared memory."""
+    buf = cuda.shared.array(4, np.float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    v = -math.inf
+    for c in range(t, x.shape[1], TPB):
+        v = max(v, x[r, c])
+    for offset in (16, 8, 4, 2, 1):
+        v = max(v, cuda.shfl_xor_sync(FULL_MASK, v, offset))
+    if t % 32 == 0:
+        buf[t // 32] = v
+    cuda.syncthreads()
+    if t == 0:
+        m[r] = max(max(buf[0], buf[1]), max(buf[2], buf[3]))
+
+
+def row_max_lane_zero_gathers(x, m):
+    """Right maxima, but every lane reads all 32 lanes' values one shuffle at a time."""
+    buf = cuda.shared.array(4, np.float32)
+    r, t = cuda.blockIdx.x, cuda.threadIdx.x
+    v = -math.inf
+    for c in range(t, x.shape[1], TPB):
+        v = max(v, x[r, c])
+    best = v
+    for k in range(32):
+        best = max(best, cuda.shfl_sync(FULL_MASK, v, k))
+    if t % 32 == 0:
+        buf[t // 32] = best
+    cuda.syncthreads()
+    if t == 0:
+        m[r] = max(max(buf[0], buf[1]), max(buf[2], buf[3]))
+
+
+@pytest.mark.parametrize(
+    "kernel, shuffles, spread",
+    [(row_max_butterfly, 5, True), (row_max_lane_zero_gathers, 32, False)],
+)
+def test_parallel_counts_the_shuffles_of_each_thread(kernel, shuffles, spread):
+    case = ROW_MAX.make(np.random.default_rng(0), (3, 100, 0.0))
+    args = [a.copy() for a in case.args.values()]
+    rep = sim.launch(kernel, case.grid, case.block, args, list(case.args))
+    np.testing.assert_array_equal(args[1], ROW_MAX.reference(case.args)["m"])
+    assert int(rep.shuffles.max()) == shuffles
+    verdicts = judge(
+        ROW_MAX, [CaseResult(case, {"m": args[1]}, rep)], [ROW_MAX.reference(case.args)]
+    )
+    (parallel,) = [v for v in verdicts if v.criterion == "parallel"]
+    assert parallel.passed == spread, parallel.output
+    if not spread:
+        assert f"32 shuffles, at most {exm.SHUFFLES_PER_PASS} expected" in parallel.output
+
+
+def test_shuffle_budget_grows_with_the_columns_a_thread_strides_over():
+    short, long = _case(sizes=(2, 100, 0.0)), _case(sizes=(2, 3 * TPB, 0.0))
+    assert FUSED.max_shuffles(short) == exm.SHUFFLES_PER_PASS
+    assert FUSED.max_shuffles(long) == 3 * exm.SHUFFLES_PER_PASS

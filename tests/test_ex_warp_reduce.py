@@ -238,6 +238,34 @@ def test_model_kernel_earns_every_own_criterion():
         assert frac == 1.0, (criterion, text)
 
 
+def thread_zero_adds_warp_sums(x, partial):
+    """Warp stages by shuffles; thread 0 then reads and adds the WARPS warp sums itself."""
+    warp_sums = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    for offset in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(FULL_MASK, v, offset)
+    if t % 32 == 0:
+        warp_sums[t // 32] = v
+    cuda.syncthreads()
+    if t == 0:
+        total = float32(0.0)
+        for w in range(WARPS):
+            total += warp_sums[w]
+        partial[cuda.blockIdx.x] = total
+
+
+def test_thread_zero_adding_the_warp_sums_keeps_the_warp_stage_in_registers():
+    case, result = _simulate(thread_zero_adds_warp_sums, TPB + 37)
+    np.testing.assert_allclose(
+        result.outputs["partial"], PART.reference(case.args)["partial"], atol=1e-5
+    )
+    shared = result.report.shared_loads + result.report.shared_stores
+    assert int(shared.max()) == 1 + WARPS  # its own warp's sum stored, WARPS sums read
+    assert _judge("registers", result) == (1.0, _judge("registers", result)[1])
+
+
 def test_partial_warp_with_full_mask_fails_masks_only():
     case, result = _simulate(partial_warp, 37)
     np.testing.assert_allclose(

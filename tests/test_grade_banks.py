@@ -68,6 +68,18 @@ def copy_rows(a, out):
     out[ty, tx] = a[ty, tx]
 
 
+def transpose_atomic(a, out):
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    cuda.atomic.add(out, (tx, ty), a[ty, tx])  # onto zeros: a store down a column of out
+
+
+def copy_rows_atomic(a, out):
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    cuda.atomic.add(out, (ty, tx), a[ty, tx])
+
+
 def histogram(x, hist):
     i = cuda.grid(1)
     if i < x.size:
@@ -164,6 +176,15 @@ def test_transposed_store_touches_eight_times_the_sectors():
 
     rep = _transpose(copy_rows, transposes=False)
     assert rep.sectors["out:store"] == {"accesses": 32, "sectors": 128, "ideal": 128}
+
+
+def test_global_atomics_move_sectors_as_a_load_and_a_store_would():
+    rep = _transpose(transpose_atomic)
+    strided = {"accesses": 32, "sectors": 32 * 32, "ideal": 32 * 4}  # a sector per lane
+    assert rep.sectors["out:store"] == rep.sectors["out:load"] == strided
+    rep = _transpose(copy_rows_atomic, transposes=False)
+    rows = {"accesses": 32, "sectors": 128, "ideal": 128}
+    assert rep.sectors["out:store"] == rep.sectors["out:load"] == rows
 
 
 @pytest.mark.parametrize("kernel", [histogram, histogram_shared])

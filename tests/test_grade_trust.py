@@ -32,6 +32,7 @@ def _write(out, case, *, nonce=NONCE, arrays=None, findings=None, extra_meta=Non
         "atomics": np.zeros(n, np.int64),
         "ops": np.zeros(n, np.int64),
         "span": np.zeros(n, np.int64),
+        "shuffles": np.zeros(n, np.int64),
     }
     for a in ("a", "b", "out"):
         good[f"loads_{a}"] = np.zeros(n, np.int64)

@@ -118,7 +118,7 @@ def prepare() -> None:
                 part.warm()
 
 
-_COUNTS = ("loads_", "stores_", "written_", "shared_", "atomics", "ops", "span")
+_COUNTS = ("loads_", "stores_", "written_", "shared_", "atomics", "ops", "span", "shuffles")
 
 
 def run_part(part: dict, work: Path, out: Path, nonce: str, gpu: bool) -> None:
@@ -165,6 +165,7 @@ def run_part(part: dict, work: Path, out: Path, nonce: str, gpu: bool) -> None:
         arrays["atomics"] = zeros if rep.atomics is None else rep.atomics
         arrays["ops"] = zeros if rep.ops is None else rep.ops
         arrays["span"] = zeros if rep.span is None else rep.span
+        arrays["shuffles"] = zeros if rep.shuffles is None else rep.shuffles
         arrays = {
             k: np.asarray(v, np.int64) if k.startswith(_COUNTS) else v for k, v in arrays.items()
         }

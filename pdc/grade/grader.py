@@ -137,7 +137,7 @@ def _load_result(case: exs.Case, cid: str, out: Path, nonce: str, gpu: bool) -> 
         rep = LaunchReport(grid=grid, block=block, findings=findings)
         n = rep.nthreads
         arrays = [name for name, v in case.args.items() if isinstance(v, np.ndarray)]
-        want = {"shared_loads", "shared_stores", "atomics", "ops", "span"}
+        want = {"shared_loads", "shared_stores", "atomics", "ops", "span", "shuffles"}
         want |= {f"{k}_{a}" for a in arrays for k in ("loads", "stores", "written")}
         want |= {f"out_{o}" for o in case.outputs}
         gpu_names = {f"gpu_{o}" for o in case.outputs} if gpu else set()
@@ -160,7 +160,7 @@ def _load_result(case: exs.Case, cid: str, out: Path, nonce: str, gpu: bool) -> 
         rep.written = {a: data[f"written_{a}"] for a in arrays}
         rep.shared_loads, rep.shared_stores = data["shared_loads"], data["shared_stores"]
         rep.atomics = data["atomics"]
-        rep.ops, rep.span = data["ops"], data["span"]
+        rep.ops, rep.span, rep.shuffles = data["ops"], data["span"], data["shuffles"]
         rep.barriers = int(meta["barriers"])
         rep.shared_arrays = int(meta["shared_arrays"])
         simreport.read_extras(rep, meta, case)

@@ -302,6 +302,8 @@ def _parallel(part: Part, ran: list[CaseResult]):
                 + what.format(worst=worst, bound=bound)
                 + ": is one thread doing the work of many?"
             )
+        if (why := _shuffled(part, r)) is not None:
+            return 0.0, why
         if part.max_contention is not None and (found := _contended(rep)) is not None:
             name, most = found
             if most > part.max_contention:
@@ -313,6 +315,23 @@ def _parallel(part: Part, ran: list[CaseResult]):
                     "address run one after another; add the block's values in a tree first"
                 )
     return 1.0, "work is spread over the threads"
+
+
+def _shuffled(part: Part, r: CaseResult) -> str | None:
+    """Why a thread of ``r`` made more shuffles than ``part.max_shuffles`` allows (None: not)."""
+    rep = r.report
+    if part.max_shuffles is None or rep is None or rep.shuffles is None or not rep.shuffles.size:
+        return None
+    most, bound = int(rep.shuffles.max()), part.max_shuffles(r.case)
+    if most <= bound:
+        return None
+    if r.case.hidden:  # the numbers could reveal the hidden sizes
+        return f"{r.case.label}: one lane pulls its warp's values one shuffle at a time"
+    return (
+        f"case {r.case.label}: one thread made {most} shuffles, at most {bound} expected: a "
+        "tree of shuffles brings a warp's values to one lane in log2(32) = 5 steps; is one "
+        "lane pulling its neighbours' values one at a time?"
+    )
 
 
 def _contended(rep: LaunchReport) -> tuple[str, int] | None:

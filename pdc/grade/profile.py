@@ -62,12 +62,13 @@ def too_busy(part, r) -> str | None:
     return None
 
 
-def measure(seed: int = 11) -> dict[str, tuple[int, int]]:
+def measure(seed: int = 11) -> dict[str, tuple[int | None, int | None]]:
     """The model answers' busiest thread: part name -> (operations, span).
 
-    Every solution kernel of a part that records a profile runs on pdc.sim over its public
-    cases and the hidden cases drawn with ``seed``. Run ``python -m pdc.grade.profile`` to
-    see the numbers the parts should record.
+    Every solution kernel of a part that records a profile, and those of its
+    ``Part.model_peers``, runs on pdc.sim over the part's public cases and the hidden cases
+    drawn with ``seed``. A number the part leaves None is None here too. Run
+    ``python -m pdc.grade.profile`` to see the numbers the parts should record.
 
     Raises:
         RuntimeError: A model answer has findings on a case (it would not be a model).
@@ -78,22 +79,28 @@ def measure(seed: int = 11) -> dict[str, tuple[int, int]]:
     from pdc.grade import spec
     from pdc.sim import bench_solutions
 
-    out = {}
-    for _, part, text in bench_solutions.kernels():
+    texts = {part.name: text for _, part, text in bench_solutions.kernels()}
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for _, part, _ in bench_solutions.kernels():
         if part.model_ops is None and part.model_span is None:
             continue
-        fn = bench_solutions._define(text, part.name)
         ops = span = 0
-        for case in spec.public_cases(part) + spec.hidden_cases(part, np.random.default_rng(seed)):
-            args = [a.copy() if isinstance(a, np.ndarray) else a for a in case.args.values()]
-            rep = sim.launch_here(fn, case.grid, case.block, args, list(case.args))
-            if rep.findings or rep.ops is None or rep.span is None:
-                raise RuntimeError(
-                    f"[profile] expected a clean run of {part.name}'s model answer on case "
-                    f"{case.label}, got findings {sorted(rep.findings)}"
-                )
-            ops, span = max(ops, int(rep.ops.max())), max(span, int(rep.span.max()))
-        out[part.name] = (ops, span)
+        for name in (part.name, *part.model_peers):
+            fn = bench_solutions._define(texts[name], name)
+            cases = spec.public_cases(part) + spec.hidden_cases(part, np.random.default_rng(seed))
+            for case in cases:
+                args = [a.copy() if isinstance(a, np.ndarray) else a for a in case.args.values()]
+                rep = sim.launch_here(fn, case.grid, case.block, args, list(case.args))
+                if rep.findings or rep.ops is None or rep.span is None:
+                    raise RuntimeError(
+                        f"[profile] expected a clean run of {name}'s model answer on "
+                        f"{part.name}'s case {case.label}, got findings {sorted(rep.findings)}"
+                    )
+                ops, span = max(ops, int(rep.ops.max())), max(span, int(rep.span.max()))
+        out[part.name] = (
+            ops if part.model_ops is not None else None,
+            span if part.model_span is not None else None,
+        )
     return out
 
 

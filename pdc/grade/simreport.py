@@ -46,6 +46,7 @@ class LaunchReport:
             operations (pdc.sim.work).
         span: Per thread, the most operations it made between two ``syncthreads`` (or the
             launch's start or end): the critical path its block waits for.
+        shuffles: Shuffles per thread (``shfl_*_sync``): values it read from other lanes.
         findings: Category -> {"count": int, "examples": [str, ...]}.
         barriers: Largest number of barriers any block passed.
         shared_arrays: Number of shared arrays a block allocated.
@@ -88,6 +89,7 @@ class LaunchReport:
     atomics: np.ndarray | None = None
     ops: np.ndarray | None = None
     span: np.ndarray | None = None
+    shuffles: np.ndarray | None = None
     findings: dict = field(default_factory=dict)
     barriers: int = 0
     shared_arrays: int = 0

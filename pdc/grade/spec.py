@@ -59,11 +59,19 @@ class Part:
     # "parallel" (atomics on one address are served one after another): None, not judged.
     max_contention: int | None = None
     max_stores: int | None = None  # largest allowed output stores for one thread
+    # case -> most shuffles one thread may make, judged under "parallel": a tree of shuffles
+    # brings a warp's values to one lane in log2(32) = 5 steps, one lane pulling them one at a
+    # time in 31 (values in registers: neither memory accesses nor a barrier show it).
+    max_shuffles: Callable | None = None
     # The model answer's busiest thread, measured on pdc.sim over the public and hidden cases
     # (tests/test_grade_profile.py re-measures it): operations, and operations between two
     # barriers. Judged under "parallel" with pdc.grade.profile's margin; None, not judged.
     model_ops: int | None = None
     model_span: int | None = None
+    # Parts of other exercises whose model answers compute this part's outputs from the same
+    # arguments and launch (exercise 10's warp-shuffle block sum is exercise 5's block sum):
+    # the busiest thread of any of them is a model's, so a style they use stays in budget.
+    model_peers: tuple = ()
     global_loads: Callable | None = None  # (case, report loads) -> (per-output, bound)
     rtol: float = 1e-4
     atol: float = 1e-4

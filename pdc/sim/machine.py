@@ -121,6 +121,7 @@ class Launch:
         self.at = np.zeros(n, np.int64)
         self.mops = Counts(n)  # memory operations per thread
         self.alu = Counts(n)  # other operations per thread (pdc.sim.work)
+        self.shuffles = Counts(n)  # values a thread read from another lane's register
         self.spans = Spans(n)
         self.mem_instructions = 0
         self.atomic_instructions = 0  # pdc.sim.spin: loops that wait do atomics

@@ -340,6 +340,10 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
     if arr.kind == GLOBAL:
         arr.loads.add(lanes)
         arr.stores.add(lanes)
+        # A read-modify-write moves the same 32-byte sectors a load and a store would: a
+        # strided atomic is no more coalesced than a strided store.
+        S.an.sectors(arr, "load", lanes, f, ok, line, pkey)
+        S.an.sectors(arr, "store", lanes, f, ok, line, pkey)
         np.add.at(arr.atomic_counts, fo, 1)
         if op == "cas":  # a compare-and-swap that fails stores nothing (a retry loop's tries)
             assert c is not None

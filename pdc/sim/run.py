@@ -110,6 +110,7 @@ def _report(S, prog, grid, block, LaunchReport):
     total = S.operations()
     rep.ops = total[real]
     rep.span = S.spans.final(total)[real]
+    rep.shuffles = S.shuffles.value()[real]
     rep.findings = S.findings
     rep.barriers = int(S.bep.max()) if S.bep.size else 0
     rep.shared_arrays = S.shared_arrays

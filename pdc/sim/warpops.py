@@ -87,6 +87,7 @@ def shuffle(kind):
             (mask, value, arg, *rest), us = values(gets, fr)
             width = int(np.asarray(rest[0]).flat[0]) if rest else WARP
             mk, act = _mask_check(fr, mask, f"{kind}()", site)
+            S.shuffles.add(fr.lanes)
             lane = S.lane
             a = vec(arg, S.N).astype(np.int64)
             base = (lane // width) * width

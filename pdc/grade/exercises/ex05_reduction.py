@@ -53,6 +53,12 @@ REDUCTION = Exercise(
             max_work=lambda case: 4 * int(math.log2(TPB_RED)) + 8,
             work_what="expected for a tree reduction",
             max_contention=TPB_RED // 32,  # one atomic per warp at most, as a warp stage makes
+            # The longest stretch between two barriers of the busiest thread: exercise 10's
+            # warp shuffles (five levels, no barrier) are a model too; a lane that pulls its
+            # warp's 31 other values one shuffle at a time is not. Operations in all are not
+            # judged: a tree passes a barrier per level, and needless barriers cost steps.
+            model_span=26,  # measured by pdc.grade.profile, the peer's warp stage the longest
+            model_peers=("block_sum_warp",),
             global_loads=_reduction_loads,
             rtol=1e-4,
             atol=1e-4,

@@ -17,8 +17,10 @@ Criteria of this exercise's own (``Part.judges``):
 * ``work`` (block scan): memory accesses per block (shared and global, as counted by
   ``report.work()``) stay within ``WORK_PER_ELEMENT`` per element: a work-efficient
   (Blelloch) scan touches each element a constant number of times; Hillis-Steele's
-  ``log2(TPB)`` passes over the whole tile do not fit. Hillis-Steele still earns every other
-  point.
+  ``log2(TPB)`` passes over the whole tile do not fit. Nor may a block store more than
+  ``SHARED_STORES_PER_ELEMENT`` values per element to shared memory: Hillis-Steele that keeps
+  its running sum in a register still rewrites every element at every level (2 accesses per
+  level, under ``WORK_PER_ELEMENT``). Hillis-Steele still earns every other point.
 * ``parallel`` (block scan): no thread makes more than a tree's share of accesses (a serial
   loop in thread 0 makes two per element), nor more operations between two barriers than
   pdc.grade.profile allows beside the model answer's: one lane per half-warp scanning its 16
@@ -40,6 +42,11 @@ TPB = 128  # threads per block, a power of two: each block scans TPB elements
 #: Memory accesses per element a work-efficient block scan may make (Blelloch's makes ~12,
 #: Hillis-Steele's ~3 log2(TPB) + 3 = 24 at TPB = 128).
 WORK_PER_ELEMENT = 16
+#: Shared-memory stores per element of a work-efficient block scan: Blelloch's stores the
+#: element, then about one value per element in the up-sweep and two in the down-sweep (3.98
+#: at TPB = 128, as measured); Hillis-Steele stores every element at each of the log2(TPB) = 7
+#: levels (6 if it skips the elements nobody reads next).
+SHARED_STORES_PER_ELEMENT = 5
 #: Memory accesses one thread of the block scan may make, set by the model answer's busiest
 #: thread: 3 per level of the up-sweep, 4 per level of the down-sweep and 14 around them
 #: (7 log2(TPB) + 14 = 63 at TPB = 128, as measured), with one access per level to spare.
@@ -166,6 +173,17 @@ def _work_efficient(part: Part, results: list) -> tuple[float, str]:
     for r in sorted(results, key=lambda r: r.case.hidden):
         per_block = _block_work(r.report, math.prod(r.case.block))
         worst = int(per_block.max())
+        stores = int(r.report.shared_stores.reshape(-1, math.prod(r.case.block)).sum(axis=1).max())
+        if stores > SHARED_STORES_PER_ELEMENT * TPB:
+            if r.case.hidden:
+                return 0.0, f"{_where(r)}: not work-efficient"
+            return 0.0, (
+                f"{_where(r)}: a block stored {stores} values to shared memory "
+                f"({stores / TPB:.1f} per element), at most {SHARED_STORES_PER_ELEMENT} per "
+                "element expected of a work-efficient scan: each level of Hillis-Steele "
+                f"rewrites the whole tile, log2(TPB) = {int(math.log2(TPB))} times; "
+                "Blelloch's sweeps store each element a constant number of times."
+            )
         if worst <= bound:
             most = max(most, worst)
             continue

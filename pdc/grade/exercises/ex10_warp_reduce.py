@@ -38,8 +38,9 @@ from pdc.grade.spec import Case, Exercise, Part
 TPB = 128  # threads per block, as in exercise 5
 WARP = 32
 WARPS = TPB // WARP  # warp sums per block
-#: Shared-memory accesses one thread may make: a warp sum stored, one read, some slack.
-MAX_SHARED = 4
+#: Shared-memory accesses one thread may make: its warp's sum stored, and the WARPS sums read
+#: by the thread that adds them (in a loop, or one each by warp 0's lanes).
+MAX_SHARED = 1 + WARPS
 #: Elements of ``x`` one thread may load: its own, with slack for a second.
 MAX_LOADS = 2
 

@@ -15,6 +15,10 @@ elementwise, with blocks of ``TPB`` threads along a row and one grid row per mat
 Criterion of this exercise's own (``Part.judges``): ``memory`` for ``softmax_fused`` counts
 global traffic over all arrays: at most ``MAX_LOADS`` loads and ``MAX_STORES`` store per
 element of ``x``. Three passes over the row (max, sum, normalise) make three loads.
+
+``parallel`` (the row kernels) bounds each thread's memory accesses and its shuffles
+(``Part.max_shuffles``): warp shuffles may replace the shared-memory tree, but a lane that
+pulls its warp's values one at a time makes 31 where a tree of shuffles makes 5.
 """
 
 from __future__ import annotations
@@ -181,6 +185,17 @@ def _row_work(per_element: int, per_step: int):
     return bound
 
 
+#: Shuffles one thread may make for each TPB columns it strides over: two warp stages that
+#: combine (max, sum) pairs in log2(32) = 5 levels each, and two broadcasts of the result.
+SHUFFLES_PER_PASS = 2 * 2 * 5 + 2
+
+
+def _max_shuffles(case: Case) -> int:
+    """Most shuffles one thread of a row kernel may make (one lane gathering a warp's 32
+    values one at a time makes 31 in a single pass)."""
+    return SHUFFLES_PER_PASS * max(1, math.ceil(case.dims["cols"] / TPB))
+
+
 def _where(r) -> str:
     return r.case.label if r.case.hidden else f"case {r.case.label}"
 
@@ -230,6 +245,7 @@ SOFTMAX = Exercise(
             reference=lambda a: {"m": a["x"].max(axis=1)},
             points={"public": 1, "hidden": 1, "sync": 1, "parallel": 1},
             max_work=_row_work(1, 3),
+            max_shuffles=_max_shuffles,
             rtol=RTOL,
             atol=ATOL,
             hints=HINTS,
@@ -246,6 +262,7 @@ SOFTMAX = Exercise(
             reference=lambda a: dict(zip(("e", "s"), exp_sum_spec(a["x"], a["m"]))),
             points={"public": 1, "hidden": 1, "sync": 1, "parallel": 1},
             max_work=_row_work(3, 3),
+            max_shuffles=_max_shuffles,
             rtol=RTOL,
             atol=ATOL,
             hints=HINTS,
@@ -287,6 +304,7 @@ SOFTMAX = Exercise(
                 "memory": 2,
             },
             max_work=_row_work(4, 8),  # two passes and a store, or three and a store
+            max_shuffles=_max_shuffles,
             judges={"memory": _traffic},
             titles={
                 "memory": f"global traffic (at most {MAX_LOADS} loads and "
