@@ -50,11 +50,51 @@ def _truediv(a, b):
 
 
 def _pow(a, b):
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        neg = np.asarray(b) < 0
-        if np.any(neg):
-            return np.power(a, np.where(neg, 0, b)) * ~neg
-    return np.power(a, b)
+    """``a ** b`` with a float exponent: C's ``pow``, as numba's ``llvm.pow``/libdevice call.
+
+    NumPy's loop takes a shortcut for a broadcast exponent of 0.5 (a square root: ``-inf **
+    0.5`` is nan, not C's inf), so both operands go in as full arrays.
+    """
+    shape = np.broadcast(a, b).shape
+    full = shape or (1,)
+    r = np.power(np.array(np.broadcast_to(a, full)), np.array(np.broadcast_to(b, full)))
+    return r if shape else r[0]
+
+
+def int_power(a, b, tr: np.dtype):
+    """``a ** b`` with an integer exponent as numba lowers it (int_power_impl): square and
+    multiply in the result type (a float base rounds at every product, unlike ``pow``); a
+    negative exponent inverts: ``1.0 / r`` for floats, and for integers 0 unless the base is
+    1 or -1, with ``0 ** -n`` the type's most negative value (numba's numpy error model).
+
+    Returns:
+        The result and a mask of the elements that raise ZeroDivisionError: numba compiles
+        the float ``1.0 / r`` as an internal function with Python's error model, so a zero
+        ``r`` (a zero base, or an underflow) raises, and on a GPU that thread returns.
+    """
+    a = np.asarray(cast(a, tr))
+    e = np.asarray(b).astype(np.int64)
+    neg = e < 0
+    mag = np.abs(e)
+    r = np.ones(np.broadcast(a, e).shape, tr)
+    base = np.broadcast_to(a, r.shape).copy()
+    left = np.broadcast_to(np.minimum(mag, 0x10001), r.shape).copy()
+    with np.errstate(all="ignore"):
+        while left.any():
+            r = np.where(left & 1 != 0, r * base, r)
+            left >>= 1
+            base = base * base
+        if tr.kind == "f":
+            raises = neg & (r == 0)
+            r = np.where(neg, tr.type(1) / np.where(raises, 1, r), r)
+            big = mag > 0x10000  # numba's cutoff: math.pow(a, float(b)), no inversion
+            if big.any():
+                r = np.where(big, np.power(a.astype(np.float64), e).astype(tr), r)
+                raises = raises & ~big
+            return r, raises
+    zero = -1 << (tr.itemsize * 8 - 1)
+    inv = np.where(a == 0, np.array(zero).astype(tr), np.where((a == 1) | (a == -1), r, 0))
+    return np.where(neg, inv.astype(tr), r), np.zeros(r.shape, bool)
 
 
 def _shift(f):
@@ -100,6 +140,7 @@ INPLACE = {
     operator.irshift: operator.rshift,
 }
 DIVISIONS = (operator.floordiv, operator.mod)
+COMPARISONS = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
 
 
 def binop(fn, sig):
@@ -110,6 +151,24 @@ def binop(fn, sig):
         raise Unsupported(f"the simulator does not support the operator {fn.__name__} yet")
     ta, tb = (dtype_of(t) for t in sig.args)
     tr = dtype_of(sig.return_type)
+
+    if fn is operator.pow and ta.kind in "iuf" and tb.kind in "iu":
+
+        def checked(a, b):
+            r, raises = int_power(a, cast(b, tb), tr)
+            if np.ndim(a) or np.ndim(b):
+                return r, raises
+            return tr.type(r.reshape(-1)[0]), raises
+
+        def power(a, b):
+            return checked(a, b)[0]
+
+        power.checked = checked  # type: ignore[attr-defined]
+        return power
+    if fn not in COMPARISONS and fn is not operator.pow and tr.kind != "b":
+        # numba's lowering converts both operands to the result type first (int_add_impl,
+        # int_shl_impl...): an int16 shifted by an int64 shifts in 64 bits
+        ta = tb = tr
 
     def run(a, b):
         return cast(impl(cast(a, ta), cast(b, tb)), tr)

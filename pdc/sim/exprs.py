@@ -84,6 +84,9 @@ def _binop(bld, e, site):
         raise Unsupported(f"the simulator does not support {fn.__name__} yet ({site})")
     f = arith.binop(fn, bld.ct[e])
     intdiv = getattr(f, "int_division", False)
+    checked = getattr(f, "checked", None)
+    if checked is not None:
+        return _raising_binop(lhs, rhs, checked, site)
 
     def run(fr):
         a, ua = lhs(fr)
@@ -103,6 +106,33 @@ def _binop(bld, e, site):
                 fr.S.finding("error", "integer division by zero", fr.lanes[0], site)
         with np.errstate(all="ignore"):
             return f(a, b), _or_und((ua, ub))
+
+    return run
+
+
+def _raising_binop(lhs, rhs, checked, site):
+    """An operator whose numba lowering can raise in some threads (``0.0 ** -1``): those
+    threads stop there, as numba-cuda's kernels return on an exception without debug."""
+
+    def run(fr):
+        a, ua = lhs(fr)
+        b, ub = rhs(fr)
+        with np.errstate(all="ignore"):
+            val, raises = checked(a, b)
+        hit = fr.lanes[machine.vec(raises, fr.S.N)[fr.lanes]]
+        if hit.size:
+            fr.S.finding(
+                "error",
+                "the kernel raised ZeroDivisionError('0.0 cannot be raised to a negative "
+                "power'): on a GPU the thread stops silently (numba-cuda without debug=True)",
+                int(hit[0]),
+                site,
+                count=int(hit.size),
+            )
+            fr.S.alive[hit] = False
+            fr.S.exited[hit] = True
+            fr.restrict()
+        return val, _or_und((ua, ub))
 
     return run
 

@@ -1,0 +1,181 @@
+"""Run generated kernels (tests/sim_fuzz_gen.py) on pdc.sim and on numba.njit; compare.
+
+The oracle is numba's CPU lowering of the same loop body with ``error_model="numpy"``, the
+error model numba-cuda compiles with when not debugging (numba_cuda's compiler.py): float
+division by zero gives inf or nan, integer division or remainder by zero gives 0. pdc.sim
+reports the latter as a finding; its value must still be numba's 0.
+
+Integers and bools compare bit for bit. Floats compare bit for bit too (NaNs as NaN, the
+sign of a zero counted), except in an expression using a function that NumPy, the CPU's
+libm and CUDA's libdevice each round in their own way (exp, log, sin, pow with a float
+exponent...): there within ``ULPS`` units in the last place of the output's dtype.
+
+As a script, a long run: ``python -m tests.sim_fuzz SEED0 COUNT`` prints each mismatch as
+a JSON line and a summary at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from tests import sim_fuzz_gen as G
+
+ULPS = 64  # for approximate functions, in the output's dtype (libdevice's pow is 2 ulp)
+
+
+@dataclass
+class Mismatch:
+    seed: int
+    expr: str
+    kind: str  # "value", "sim-error", "finding"
+    detail: str
+
+
+def _outputs(case: G.Case):
+    """numba's type for each expression, or None where numba (CPU) cannot type the case."""
+    import numba
+    from numba.core.errors import NumbaError
+    from numba.np.numpy_support import as_dtype
+
+    probe = G.compile_source(G.typing_probe(case), "probe", f"probe-{case.seed}")
+    try:
+        sig = numba.njit(error_model="numpy")(probe).compile(
+            tuple(numba.typeof(a) for a in case.args)
+        )
+    except NumbaError:
+        return None
+    types = sig.signature.return_type if hasattr(sig, "signature") else sig
+    return [np.dtype(as_dtype(t)) for t in types]
+
+
+def return_types(case: G.Case):
+    import numba
+    from numba.core.errors import NumbaError
+    from numba.np.numpy_support import as_dtype
+
+    probe = G.compile_source(G.typing_probe(case), "probe", f"probe-{case.seed}")
+    disp = numba.njit(error_model="numpy")(probe)
+    try:
+        disp.compile(tuple(numba.typeof(a) for a in case.args))
+    except NumbaError:
+        return None
+    rt = disp.nopython_signatures[0].return_type
+    return [np.dtype(as_dtype(t)) for t in rt]
+
+
+def _equal(m: np.ndarray, t: np.ndarray, approx: bool) -> np.ndarray:
+    """Elementwise: do the simulator's ``m`` and the oracle's ``t`` agree?"""
+    if m.dtype.kind != "f":
+        return m == t
+    same = (m == t) & (np.signbit(m) == np.signbit(t))
+    same |= np.isnan(m) & np.isnan(t)
+    if approx:
+        with np.errstate(all="ignore"):
+            ulp = np.spacing(np.maximum(np.abs(m), np.abs(t)).astype(m.dtype))
+            same |= np.isfinite(m) & np.isfinite(t) & (np.abs(m - t) <= ULPS * np.abs(ulp))
+    return same
+
+
+def run_case(case: G.Case) -> tuple[str, list[Mismatch]]:
+    """``("typed", mismatches)``, or ``("untyped", [])`` where numba refuses the case."""
+    import numba
+
+    import pdc.sim as sim
+
+    dtypes = return_types(case)
+    if dtypes is None:
+        return "untyped", []
+    mine = [np.zeros(G.N, dt) for dt in dtypes]
+    theirs = [np.zeros(G.N, dt) for dt in dtypes]
+    oracle = numba.njit(error_model="numpy")(
+        G.compile_source(case.oracle_src, "orac", f"orac-{case.seed}")
+    )
+    raised = _run_oracle(oracle, case, theirs)
+    kern = G.compile_source(case.kernel_src, "kern", f"kern-{case.seed}")
+    names = G.input_names(case) + [f"o{k}" for k in range(len(dtypes))]
+    rep = sim.launch(kern, 2, 32, [*case.args, *mine], names)
+    out = []
+    sim_raised = False  # the outputs show which threads stopped; this, that one did
+    for kind, v in rep.findings.items():
+        for text in v["examples"]:
+            if "numba-cuda cannot compile" in text:
+                # numba-cuda types some calls unlike numba on a CPU: not the simulator's
+                return "cuda-untyped", [Mismatch(case.seed, "", "cuda-typing", text[:300])]
+            if "the kernel raised" in text:
+                sim_raised = True
+            elif "division by zero" not in text and "modulo by zero" not in text:
+                out.append(Mismatch(case.seed, "", "finding", f"{kind}: {text}"))
+    if sim_raised != bool(raised):
+        detail = f"numba raised in threads {sorted(raised)[:8]}; pdc.sim: {sim_raised}"
+        out.append(Mismatch(case.seed, "", "raise", detail))
+    for k, (m, t) in enumerate(zip(mine, theirs)):
+        bad = ~_equal(m, t, case.approx[k])
+        if bad.any():
+            j = int(np.argmax(bad))
+            inputs = {n: _show(a[j] if isinstance(a, np.ndarray) else a) for n, a in
+                      zip(G.input_names(case), case.args)}
+            detail = (f"{int(bad.sum())}/{G.N} differ; at {j}: sim {_show(m[j])} numba "
+                      f"{_show(t[j])} ({m.dtype}); inputs {inputs}")
+            out.append(Mismatch(case.seed, case.exprs[k], "value", detail))
+    return "typed", out
+
+
+def _run_oracle(oracle, case: G.Case, outs: list) -> set[int]:
+    """Run the oracle over every element; the elements where numba raised.
+
+    numba-cuda compiles its internal helpers (the ``1.0 / r`` of ``x ** -n``) with the
+    Python error model even when the kernel has NumPy's, as numba does on a CPU: where one
+    raises, a GPU thread returns at once (no exception without ``debug=True``), its later
+    stores undone, which is what running the oracle element by element shows.
+    """
+    with np.errstate(all="ignore"):
+        try:
+            oracle(0, G.N, *case.args, *outs)
+            return set()
+        except ZeroDivisionError:
+            pass
+        raised = set()
+        for o in outs:
+            o[:] = 0
+        for i in range(G.N):
+            try:
+                oracle(i, i + 1, *case.args, *outs)
+            except ZeroDivisionError:
+                raised.add(i)
+    return raised
+
+
+def _show(v) -> str:
+    return f"{type(v).__name__}({v!r})" if isinstance(v, np.generic) else repr(v)
+
+
+def main(argv: list[str]) -> int:
+    seed0, count = int(argv[0]), int(argv[1])
+    t0, typed, untyped, bad = time.time(), 0, 0, 0
+    cuda_untyped = 0
+    for seed in range(seed0, seed0 + count):
+        case = G.make_case(seed)
+        try:
+            status, mism = run_case(case)
+        except Exception as e:  # noqa: BLE001 - a long run reports and goes on
+            print(json.dumps({"seed": seed, "kind": "crash", "detail": repr(e)[:500]}), flush=True)
+            bad += 1
+            continue
+        typed += status == "typed"
+        untyped += status == "untyped"
+        cuda_untyped += status == "cuda-untyped"
+        for m in mism:
+            bad += m.kind != "cuda-typing"
+            print(json.dumps(m.__dict__), flush=True)
+    summary = {"kernels": typed, "untyped": untyped, "cuda_untyped": cuda_untyped, "mismatches": bad, "s": time.time() - t0}
+    print(json.dumps(summary), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
