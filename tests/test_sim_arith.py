@@ -1,0 +1,140 @@
+"""pdc.sim's operators as numba lowers them: each case is a class the expression fuzzer
+(tests/test_sim_fuzz.py) found, checked against the same function under ``numba.njit``."""
+
+import numba
+import numpy as np
+from numba import cuda, njit
+
+import pdc.sim as sim
+
+
+def kinds(rep) -> dict:
+    return {k: v["count"] for k, v in rep.findings.items()}
+
+
+def oracle(fn, *columns):
+    """``fn`` compiled by numba for the CPU with numba-cuda's error model, per element."""
+    f = numba.njit(error_model="numpy")(fn.py_func)
+    return [f(*vals) for vals in zip(*columns)]
+
+
+@njit
+def shifts(a, b):
+    return (a << b) + (a >> (b + 16))  # int16 and int64: numba shifts in int64
+
+
+def k_shifts(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = shifts(a[i], b[i])
+
+
+def test_an_int16_shifts_in_numbas_result_type_int64():
+    """numba lowers ``int16 << int64`` in the result type: 1 << 20 is 2**20, not 0."""
+    a = np.array([1, 3, -2, 32767, -32768, 5], np.int16)
+    b = np.array([20, 31, 40, 0, 1, 15], np.int64)
+    out = np.zeros(6, np.int64)
+    assert kinds(sim.launch(k_shifts, 1, 32, [a, b, out])) == {}
+    assert out[0] == (1 << 20) and out.tolist() == oracle(shifts, a, b)
+
+
+@njit
+def bits(a, b):
+    return (a | b) ^ (b & a)  # uint16 and bool: an int64 operation in numba
+
+
+def k_bits(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = bits(a[i], b[i])
+
+
+def test_bitwise_operators_of_mixed_types_compute_in_the_result_type():
+    a = np.array([0, 1, 65535, 32768, 7], np.uint16)
+    b = np.array([True, False, True, True, False])
+    out = np.zeros(5, np.int64)
+    assert kinds(sim.launch(k_bits, 1, 32, [a, b, out])) == {}
+    assert out.tolist() == oracle(bits, a, b)
+
+
+@njit
+def cube(x):
+    return x**3
+
+
+@njit
+def power(x, n):
+    return x**n
+
+
+@njit
+def root(x):
+    return x**0.5
+
+
+def k_powers(x, n, k, out_f, out_i):
+    i = cuda.grid(1)
+    if i < out_f.shape[0]:
+        out_f[i, 0] = cube(x[i])
+        out_f[i, 1] = power(x[i], n[i])
+        out_f[i, 2] = root(x[i])
+        out_i[i, 0] = power(k[i], n[i])
+        out_i[i, 1] = power(k[i], -1)
+
+
+def _same(m, t) -> bool:
+    m, t = np.asarray(m), np.asarray(t, m.dtype)
+    both_nan = np.isnan(m) & np.isnan(t)  # a NaN's sign bit means nothing
+    return bool((both_nan | ((m == t) & (np.signbit(m) == np.signbit(t)))).all())
+
+
+def test_powers_with_an_integer_exponent_square_and_multiply_as_numba_does():
+    """float ** int is repeated multiplication in the result type (each product rounded:
+    not NumPy's pow); int ** -n is 0 but for a base of 1 or -1, and 0 ** -n is the most
+    negative int64; float ** 0.5 is C's pow (-inf ** 0.5 is inf), not a square root."""
+    rng = np.random.default_rng(5)
+    x = np.concatenate([[-np.inf, -0.0, 1.5, -2.0], rng.uniform(-3, 3, 28)]).astype(np.float32)
+    n = np.concatenate([[2, 3, -1, -2], rng.integers(1, 9, 28)]).astype(np.int64)
+    k = np.array([0, 1, -1, 2, -3, 5, 0, 7] * 4, np.int64)
+    out_f, out_i = np.zeros((32, 3), np.float32), np.zeros((32, 2), np.int64)
+    assert kinds(sim.launch(k_powers, 1, 32, [x, n, k, out_f, out_i])) == {}
+    assert _same(out_f[:, 0], oracle(cube, x)) and _same(out_f[:, 1], oracle(power, x, n))
+    assert _same(out_f[:, 2], oracle(root, x))
+    assert out_i[:, 0].tolist() == oracle(power, k, n)
+    assert out_i[:, 1].tolist() == oracle(power, k, np.full(32, -1))
+    assert out_i[0, 1] == np.iinfo(np.int64).min and out_i[2, 1] == -1 and out_i[3, 1] == 0
+    assert out_f[0, 2] == np.inf and not np.signbit(out_f[1, 2])
+    # numba's x*x*x is not a correctly rounded pow for some float32 x: so neither is ours
+    cubes = (x.astype(np.float64) ** 3).astype(np.float32)
+    assert (out_f[:, 0] == x * x * x).all() and (out_f[:, 0] != cubes).any()
+
+
+@njit
+def inverse_square(x):
+    return x**-2
+
+
+def k_inverse_square(x, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i, 0] = 1.0
+        out[i, 1] = inverse_square(x[i])
+        out[i, 2] = 3.0
+
+
+def test_zero_to_a_negative_integer_power_stops_the_thread_as_numba_raises():
+    """numba compiles the ``1.0 / r`` of ``x ** -n`` with Python's error model, so a zero
+    ``r`` raises ZeroDivisionError (under njit too); on a GPU that thread returns there."""
+    x = np.array([0.0, 2.0, 1e-30, -0.0, 4.0], np.float32)  # 1e-30 ** 2 underflows to 0
+    out = np.zeros((5, 3), np.float32)
+    rep = sim.launch(k_inverse_square, 1, 32, [x, out])
+    assert kinds(rep) == {"error": 3}
+    assert "ZeroDivisionError" in rep.findings["error"]["examples"][0]
+    f = numba.njit(error_model="numpy")(inverse_square.py_func)
+    for i, v in enumerate(x):
+        try:
+            ref = [1.0, f(v), 3.0]
+        except ZeroDivisionError:
+            ref = [1.0, 0.0, 0.0]  # stored before the raise, not after
+            assert i in (0, 2, 3)
+        assert out[i].tolist() == ref, (i, out[i], ref)
