@@ -218,21 +218,21 @@ def _math(g: _Gen, d: int):
     if fn in APPROX:
         g.approx = True
     (a, _), (b, _) = g.of_kind(d, "if"), g.of_kind(d, "if")
+    if fn == "pow":
+        # math.pow(x, n) with an integer n is numba's x ** n on a CPU (raising for 0.0 **
+        # -n) but libdevice's powi or pow on a GPU: only the float form is the same code
+        b = f"float64({b})"
     return f"math.{fn}({a}, {b})", "f"
 
 
 def _boolarith(g: _Gen, d: int):
     a, _ = g.of_kind(d, "b")
-    b, _ = g.expr(d)
+    b, kb = g.expr(d)
     op = g.pick(["+", "-", "*", "and", "or"])
     if op in ("and", "or"):
         b, _ = g.of_kind(d, "b")  # `and`/`or` of mixed types do not unify in numba
         return f"({a} {op} {b})", "b"
-    return f"({a} {op} {b})", "i" if _kind_of(b, g) != "f" else "f"
-
-
-def _kind_of(src: str, g: _Gen) -> str:
-    return "f" if any(src == e and k == "f" for e, k in g.leaves) or "." in src else "i"
+    return f"({a} {op} {b})", "f" if kb == "f" else "i"
 
 
 FORMS = [

@@ -68,14 +68,17 @@ def int_power(a, b, tr: np.dtype):
     1 or -1, with ``0 ** -n`` the type's most negative value (numba's numpy error model).
 
     Returns:
-        The result and a mask of the elements that raise ZeroDivisionError: numba compiles
-        the float ``1.0 / r`` as an internal function with Python's error model, so a zero
-        ``r`` (a zero base, or an underflow) raises, and on a GPU that thread returns.
+        The result and, per element, the exception numba raises there (``POW_RAISES``; 0:
+        none): numba compiles the float ``1.0 / r`` as an internal function with Python's
+        error model, so a zero ``r`` (a zero base, or an underflow) raises
+        ZeroDivisionError, and an exponent of -2**63 raises OverflowError. On a GPU that
+        thread returns.
     """
     a = np.asarray(cast(a, tr))
     e = np.asarray(b).astype(np.int64)
     neg = e < 0
-    mag = np.abs(e)
+    overflow = e == np.iinfo(np.int64).min  # -e is negative again
+    mag = np.abs(np.where(overflow, 0, e))
     r = np.ones(np.broadcast(a, e).shape, tr)
     base = np.broadcast_to(a, r.shape).copy()
     left = np.broadcast_to(np.minimum(mag, 0x10001), r.shape).copy()
@@ -85,16 +88,22 @@ def int_power(a, b, tr: np.dtype):
             left >>= 1
             base = base * base
         if tr.kind == "f":
-            raises = neg & (r == 0)
-            r = np.where(neg, tr.type(1) / np.where(raises, 1, r), r)
+            zero_div = neg & (r == 0) & ~overflow
+            r = np.where(neg, tr.type(1) / np.where(zero_div, 1, r), r)
             big = mag > 0x10000  # numba's cutoff: math.pow(a, float(b)), no inversion
             if big.any():
                 r = np.where(big, np.power(a.astype(np.float64), e).astype(tr), r)
-                raises = raises & ~big
-            return r, raises
+                zero_div = zero_div & ~big
+            return r, np.where(overflow, 2, np.where(zero_div, 1, 0)).astype(np.int8)
     zero = -1 << (tr.itemsize * 8 - 1)
     inv = np.where(a == 0, np.array(zero).astype(tr), np.where((a == 1) | (a == -1), r, 0))
-    return np.where(neg, inv.astype(tr), r), np.zeros(r.shape, bool)
+    return np.where(neg, inv.astype(tr), r), np.where(overflow, 2, 0).astype(np.int8)
+
+
+POW_RAISES = {
+    1: "ZeroDivisionError('0.0 cannot be raised to a negative power')",
+    2: "OverflowError (an exponent of -2**63)",
+}
 
 
 def _shift(f):

@@ -119,18 +119,21 @@ def _raising_binop(lhs, rhs, checked, site):
         b, ub = rhs(fr)
         with np.errstate(all="ignore"):
             val, raises = checked(a, b)
-        hit = fr.lanes[machine.vec(raises, fr.S.N)[fr.lanes]]
-        if hit.size:
-            fr.S.finding(
-                "error",
-                "the kernel raised ZeroDivisionError('0.0 cannot be raised to a negative "
-                "power'): on a GPU the thread stops silently (numba-cuda without debug=True)",
-                int(hit[0]),
-                site,
-                count=int(hit.size),
-            )
-            fr.S.alive[hit] = False
-            fr.S.exited[hit] = True
+        code = machine.vec(raises, fr.S.N)
+        for c, what in arith.POW_RAISES.items():
+            hit = fr.lanes[code[fr.lanes] == c]
+            if hit.size:
+                fr.S.finding(
+                    "error",
+                    f"the kernel raised {what}: on a GPU the thread stops silently "
+                    "(numba-cuda without debug=True)",
+                    int(hit[0]),
+                    site,
+                    count=int(hit.size),
+                )
+                fr.S.alive[hit] = False
+                fr.S.exited[hit] = True
+        if not fr.S.alive[fr.lanes].all():
             fr.restrict()
         return val, _or_und((ua, ub))
 
