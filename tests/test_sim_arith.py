@@ -163,3 +163,21 @@ def test_bit_counts_of_64_bit_values_are_exact():
         u = [int(v) % 2**bits for v in x.tolist()]
         ref = [[bits - v.bit_length(), v.bit_count(), (v & -v).bit_length()] for v in u]
         assert out.tolist() == ref, dt
+
+
+@njit
+def negated(b):
+    return -b + (+b) * 10  # bool: numba converts to int64, then negates
+
+
+def k_negated(b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = negated(b[i])
+
+
+def test_a_negated_bool_is_an_int64():
+    b = np.array([True, False, True])
+    out = np.zeros(3, np.int64)
+    assert kinds(sim.launch(k_negated, 1, 32, [b, out])) == {}
+    assert out.tolist() == oracle(negated, b) == [9, 0, 9]

@@ -204,6 +204,8 @@ def unary(fn, sig):
         impl = np.logical_not  # numba: ~True is -2 as int; its signature says which
         if tr.kind != "b":
             return lambda a: cast(~cast(a, np.dtype(np.int64)), tr)
+    if ta.kind == "b" and fn in (operator.neg, operator.pos) and tr.kind != "b":
+        ta = tr  # numba's bool_negate_impl: to the result type (int64), then negate
     return lambda a: cast(impl(cast(a, ta)), tr)
 
 
