@@ -181,3 +181,33 @@ def test_a_negated_bool_is_an_int64():
     out = np.zeros(3, np.int64)
     assert kinds(sim.launch(k_negated, 1, 32, [b, out])) == {}
     assert out.tolist() == oracle(negated, b) == [9, 0, 9]
+
+
+def k_fma(a, b, c, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = cuda.fma(a[i], b[i], c[i])
+
+
+def _rounded_once(a, b, c) -> np.float32:
+    """The float32 nearest to the exact a * b + c (ties to even), by exact fractions."""
+    from fractions import Fraction
+
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    r = np.float32(float(exact))
+    near = [r, np.nextafter(r, np.float32(np.inf)), np.nextafter(r, np.float32(-np.inf))]
+    return min(near, key=lambda v: (abs(Fraction(float(v)) - exact), int(v.view(np.int32)) & 1))
+
+
+def test_float32_fma_rounds_once_as_the_gpu_instruction_does():
+    """cuda.fma is one rounding: (1 + 2**-12)**2 - (1 + 2**-11) is 2**-24, not 0."""
+    rng = np.random.default_rng(4)
+    a = np.concatenate([[1 + 2**-12], rng.uniform(-2, 2, 31)]).astype(np.float32)
+    b = np.concatenate([[1 + 2**-12], rng.uniform(-2, 2, 31)]).astype(np.float32)
+    c = (-(a * b) + rng.uniform(-1e-6, 1e-6, 32)).astype(np.float32)
+    c[0] = 1 + 2**-11
+    c[0] = -c[0]
+    out = np.zeros(32, np.float32)
+    assert kinds(sim.launch(k_fma, 1, 32, [a, b, c, out])) == {}
+    assert out[0] == np.float32(2**-24) and a[0] * b[0] + c[0] == 0
+    assert out.tolist() == [_rounded_once(*v) for v in zip(a, b, c)]

@@ -268,7 +268,7 @@ _MATH = {
     "square": np.square,
     "reciprocal": np.reciprocal,
     "negative": np.negative,
-    "fma": lambda a, b, c: a * b + c,
+    "fma": lambda a, b, c: fma(a, b, c),
     "signbit": np.signbit,
     "arcsin": np.arcsin,
     "arccos": np.arccos,
@@ -282,6 +282,30 @@ _MATH = {
     "subtract": np.subtract,
     "multiply": np.multiply,
 }
+
+
+def fma(a, b, c):
+    """``a * b + c`` rounded once, as the GPU's fma instruction does (two roundings differ).
+
+    float32: the product is exact in float64; the float64 sum is rounded to odd (its error
+    from TwoSum), so rounding that to float32 is the correctly rounded fused result.
+    float64 has no wider type here: it keeps two roundings (at most one ulp apart).
+    """
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    dt = np.result_type(a, b, c)
+    if dt != np.float32:
+        return a * b + c
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c64 = c.astype(np.float64)
+    with np.errstate(all="ignore"):
+        s = np.asarray(p + c64)
+        bb = s - p
+        err = (p - (s - bb)) + (c64 - bb)
+        even = (s.view(np.int64) & 1) == 0
+        fix = (err != 0) & even & np.isfinite(s)
+        s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    r = s.astype(np.float32)
+    return r if r.ndim else np.float32(r)
 
 
 def _erf(x):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.sim import machine, memops
+from pdc.sim import arith, machine, memops
 from pdc.sim.frontend import Unsupported, dtype_of
 from pdc.sim.machine import WARP, Frame, check_defined, values, vec
 from pdc.sim.memory import LOCAL, SHARED, SimArray
@@ -302,7 +302,7 @@ def _bitops(name):
                 low = ux & (~ux + 1)
                 out = np.where(ux == 0, 0, np.log2(np.maximum(low, 1)).astype(np.int64) + 1)
             elif name == "fma":
-                out = vals[0] * vals[1] + vals[2]
+                out = arith.fma(*vals)
             elif name == "cbrt":
                 out = np.cbrt(x)
             else:  # selp
