@@ -211,3 +211,30 @@ def test_float32_fma_rounds_once_as_the_gpu_instruction_does():
     assert kinds(sim.launch(k_fma, 1, 32, [a, b, c, out])) == {}
     assert out[0] == np.float32(2**-24) and a[0] * b[0] + c[0] == 0
     assert out.tolist() == [_rounded_once(*v) for v in zip(a, b, c)]
+
+
+@njit
+def quotients(a, b):
+    return a // b, a % b, divmod(a, b)[0]
+
+
+def k_quotients(a, b, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        q, r, d = quotients(a[i], b[i])
+        out[i, 0] = q
+        out[i, 1] = r
+        out[i, 2] = d
+
+
+def test_the_minimum_integer_divided_by_minus_one_is_zero_as_numba_defines_it():
+    """numba's int_divmod_signed returns 0, 0 for INT64_MIN // -1 (the division would trap
+    on x86); NumPy gives INT64_MIN."""
+    lo = np.iinfo(np.int64).min
+    a = np.array([lo, lo, lo + 1, -7, 7, lo], np.int64)
+    b = np.array([-1, 1, -1, 2, -2, 0], np.int64)
+    out = np.zeros((6, 3), np.int64)
+    rep = sim.launch(k_quotients, 1, 32, [a, b, out])
+    assert set(kinds(rep)) == {"error"}  # the division by zero, only
+    assert out.tolist() == [list(v) for v in oracle(quotients, a, b)]
+    assert out[0].tolist() == [0, 0, 0]

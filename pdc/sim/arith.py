@@ -33,15 +33,26 @@ def cast(v, dtype: np.dtype):
     return a.astype(dtype, copy=False) if a.ndim else dtype.type(a)
 
 
+def _int_divisor(a, b):
+    """``b`` where numba divides, 1 where it returns 0: a zero divisor (NumPy's error model)
+    and the one signed overflow, the type's minimum // -1 (int_divmod_signed: x86 traps)."""
+    zero = b == 0
+    if a.dtype.kind == "i":
+        zero = zero | ((a == np.iinfo(a.dtype).min) & (b == -1))
+    return np.where(zero, 1, b), ~zero
+
+
 def _floordiv(a, b):
     if a.dtype.kind in "iu":
-        return np.floor_divide(a, np.where(b == 0, 1, b)) * (b != 0)
+        d, ok = _int_divisor(a, b)
+        return np.floor_divide(a, d) * ok
     return np.floor_divide(a, b)
 
 
 def _mod(a, b):
     if a.dtype.kind in "iu":
-        return np.remainder(a, np.where(b == 0, 1, b)) * (b != 0)
+        d, ok = _int_divisor(a, b)
+        return np.remainder(a, d) * ok
     return np.remainder(a, b)
 
 
@@ -97,7 +108,12 @@ def int_power(a, b, tr: np.dtype):
             return r, np.where(overflow, 2, np.where(zero_div, 1, 0)).astype(np.int8)
     zero = -1 << (tr.itemsize * 8 - 1)
     inv = np.where(a == 0, np.array(zero).astype(tr), np.where((a == 1) | (a == -1), r, 0))
-    return np.where(neg, inv.astype(tr), r), np.where(overflow, 2, 0).astype(np.int8)
+    r = np.where(neg, inv.astype(tr), r)
+    big = mag > 0x10000  # numba's cutoff: math.pow(a, float(b)) as an integer
+    if big.any():
+        with np.errstate(all="ignore"):
+            r = np.where(big, cast(np.power(a.astype(np.float64), e.astype(np.float64)), tr), r)
+    return r, np.where(overflow, 2, 0).astype(np.int8)
 
 
 POW_RAISES = {
