@@ -173,6 +173,8 @@ def main(argv: list[str]) -> int:
             print(json.dumps({"seed": seed, "kind": "crash", "detail": repr(e)[:500]}), flush=True)
             bad += 1
             continue
+        if (seed - seed0) % 100 == 99:
+            print(json.dumps({"progress": seed - seed0 + 1, "s": time.time() - t0}), flush=True)
         typed += status == "typed"
         untyped += status == "untyped"
         cuda_untyped += status == "cuda-untyped"

@@ -177,6 +177,17 @@ def _builtin(g: _Gen, d: int):
     if r < 0.3:
         a, k = g.of_kind(d, "if")
         return f"abs({a})", k
+    if r < 0.45:
+        a, k = g.expr(d)
+        fn = g.pick(["float", "bool", "int", "round"])
+        if fn == "float" or fn == "bool":
+            return f"{fn}({a})", "f" if fn == "float" else "b"
+        if k == "f":  # int(x), round(x) of a float: an int64, defined in range only
+            a, _ = g.of_kind(min(d, 1), "f")
+            a = f"({a} if -1e6 < {a} < 1e6 else 2.5)"
+        elif fn == "round":
+            return f"round(float64({a}))", "i"
+        return f"{fn}({a})", "i"
     n = 2 if g.rng.random() < 0.75 else 3
     xs = [g.of_kind(d, "if") for _ in range(n)]
     k = "f" if any(k == "f" for _, k in xs) else "i"

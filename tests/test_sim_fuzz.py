@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COUNT = int(os.environ.get("PDC_SIM_FUZZ_KERNELS", "36"))
+COUNT = int(os.environ.get("PDC_SIM_FUZZ_KERNELS", "30"))
 SEED = int(os.environ.get("PDC_SIM_FUZZ_SEED", "0"))
 
 
@@ -36,6 +36,7 @@ def fuzz_run():
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     lines = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+    lines = [x for x in lines if "progress" not in x]
     return lines[:-1], lines[-1]
 
 
@@ -56,7 +57,8 @@ def test_the_generator_is_deterministic_and_covers_the_operators():
     assert a.kernel_src == b.kernel_src and a.oracle_src == b.oracle_src
     assert [x.tobytes() for x in a.args] == [y.tobytes() for y in b.args]
     text = "".join(G.make_case(s).kernel_src for s in range(COUNT))
-    for token in [" // ", " % ", " ** ", " << ", " >> ", " ^ ", "~", " if ", "math.", "min("]:
+    tokens = [" // ", " % ", " ** ", " << ", " >> ", " ^ ", "~", " if ", "math.", "min(", "round("]
+    for token in tokens:
         assert token in text, token
     for t in G.INTS + G.FLOATS:
         assert f"{t}(" in text, t
