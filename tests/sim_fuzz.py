@@ -8,7 +8,11 @@ reports the latter as a finding; its value must still be numba's 0.
 Integers and bools compare bit for bit. Floats compare bit for bit too (NaNs as NaN, the
 sign of a zero counted), except in an expression using a function that NumPy, the CPU's
 libm and CUDA's libdevice each round in their own way (exp, log, sin, pow with a float
-exponent...): there within ``ULPS`` units in the last place of the output's dtype.
+exponent...): there within ``ULPS`` units in the last place of the narrowest float type
+involved; a difference past that (a last bit amplified by a comparison, a truncation or a
+cancellation) is reported as ``approx`` and not counted, since libdevice's rounding of
+those functions is a third one. numba raising in a thread (``0.0 ** -1``) must be a thread
+that stops in pdc.sim too.
 
 Signed integer ``+ - * **`` carry LLVM's ``nsw`` flag in numba and numba-cuda alike (numba's
 ``_int_arith_flags``): an overflow is undefined, and LLVM's optimizer uses that (it folds
@@ -16,8 +20,8 @@ Signed integer ``+ - * **`` carry LLVM's ``nsw`` flag in numba and numba-cuda al
 where the optimizer has not used the overflow; so the oracle runs with ``NUMBA_OPT=0``
 (the same lowering, unoptimized), and ``main`` refuses to run without it.
 
-As a script, a long run (``NUMBA_OPT=0``): ``python -m tests.sim_fuzz SEED0 COUNT`` prints each mismatch as
-a JSON line and a summary at the end.
+As a script, a long run: ``NUMBA_OPT=0 python -m tests.sim_fuzz SEED0 COUNT`` prints each
+mismatch as a JSON line, progress every 100 kernels, and a summary at the end.
 """
 
 from __future__ import annotations
