@@ -227,7 +227,11 @@ def _math(g: _Gen, d: int):
     fn = g.pick(MATH2)
     if fn in APPROX:
         g.approx = True
-    (a, _), (b, _) = g.of_kind(d, "if"), g.of_kind(d, "if")
+    (a, ka), (b, _) = g.of_kind(d, "if"), g.of_kind(d, "if")
+    if ka == "i":
+        # numba's CPU hypot/atan2 of integers converts a uint64 as signed (sitofp, so
+        # 2**64 - 1 is -1.0); numba-cuda's impl_binary_int uses uitofp: floats only here
+        a = f"float64({a})"
     if fn == "pow":
         # math.pow(x, n) with an integer n is numba's x ** n on a CPU (raising for 0.0 **
         # -n) but libdevice's powi or pow on a GPU: only the float form is the same code
