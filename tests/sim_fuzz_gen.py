@@ -12,10 +12,16 @@ Where numba-cuda on a GPU is undefined, or defined differently from numba on a C
 generator does not go (it is not a difference the simulator could be graded on):
 
 * a float converted to an integer type is kept inside (-100, 100), or (-1, 100) for an
-  unsigned one: LLVM's ``fptosi``/``fptoui`` is undefined out of range (x86 gives the "integer indefinite" 0x80..0, PTX's ``cvt.rzi``
-  saturates), so neither CPU numba nor NumPy can stand for the GPU there;
+  unsigned one: LLVM's ``fptosi``/``fptoui`` is undefined out of range or for NaN (x86
+  gives the "integer indefinite" 0x80..0, PTX's ``cvt.rzi`` saturates and takes NaN to 0),
+  so neither CPU numba nor NumPy can stand for the GPU there. The guard follows the
+  generator's idea of each operand's kind, which a ternary of an int and a uint64 (numba
+  unifies them to float64) can fool: such a mismatch is this class;
 * a shift count is an ``& 31`` of an integer or a small literal: LLVM's ``shl``/``ashr``
   by the width or more is poison (x86 takes the count modulo 64, PTX clamps it);
+* ``math.pow`` and the two-argument functions get float arguments, ``math.floor``,
+  ``ceil`` and ``trunc`` a ``float64(...) + 0.0`` around them: numba and numba-cuda type
+  or convert those differently (comments at each).
 """
 
 from __future__ import annotations
