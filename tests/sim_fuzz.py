@@ -165,8 +165,9 @@ def _show(v) -> str:
 def main(argv: list[str]) -> int:
     import numba
 
-    if numba.config.OPT != 0:
-        print("[sim_fuzz] expected NUMBA_OPT=0 (see the module docstring), got", numba.config.OPT)
+    opt = getattr(numba.config, "OPT", None)  # set from NUMBA_OPT at import
+    if opt != 0:
+        print("[sim_fuzz] expected NUMBA_OPT=0 (see the module docstring), got", opt)
         return 2
     seed0, count = int(argv[0]), int(argv[1])
     t0, typed, untyped, bad = time.time(), 0, 0, 0
