@@ -3,7 +3,8 @@
 
 import numba
 import numpy as np
-from numba import cuda, njit
+import pytest
+from numba import cuda, int32, njit
 
 import pdc.sim as sim
 
@@ -238,3 +239,28 @@ def test_the_minimum_integer_divided_by_minus_one_is_zero_as_numba_defines_it():
     assert set(kinds(rep)) == {"error"}  # the division by zero, only
     assert out.tolist() == [list(v) for v in oracle(quotients, a, b)]
     assert out[0].tolist() == [0, 0, 0]
+
+
+@njit
+def power32(x, n):
+    return x ** int32(n)
+
+
+def k_power32(x, n, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = power32(x[i], n[i])
+
+
+def test_the_most_negative_int32_exponent_stops_the_thread_as_numba_raises():
+    """numba's int_power negates the exponent in its own type: -(-2**31) is still negative,
+    and it raises OverflowError (njit too); on a GPU that thread returns."""
+    x = np.array([2.0, 1.5, -3.0], np.float64)
+    n = np.array([-(2**31), 3, -2], np.int64)
+    out = np.zeros(3, np.float64)
+    rep = sim.launch(k_power32, 1, 32, [x, n, out])
+    assert kinds(rep) == {"error": 1} and "OverflowError" in rep.findings["error"]["examples"][0]
+    f = numba.njit(error_model="numpy")(power32.py_func)
+    with pytest.raises(OverflowError):
+        f(x[0], n[0])
+    assert out.tolist() == [0.0, f(x[1], n[1]), f(x[2], n[2])]

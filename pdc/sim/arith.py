@@ -82,13 +82,15 @@ def int_power(a, b, tr: np.dtype):
         The result and, per element, the exception numba raises there (``POW_RAISES``; 0:
         none): numba compiles the float ``1.0 / r`` as an internal function with Python's
         error model, so a zero ``r`` (a zero base, or an underflow) raises
-        ZeroDivisionError, and an exponent of -2**63 raises OverflowError. On a GPU that
-        thread returns.
+        ZeroDivisionError, and the most negative exponent of its type raises
+        OverflowError. On a GPU that thread returns.
     """
     a = np.asarray(cast(a, tr))
-    e = np.asarray(b).astype(np.int64)
+    b = np.asarray(b)
+    e = b.astype(np.int64)
     neg = e < 0
-    overflow = e == np.iinfo(np.int64).min  # -e is negative again
+    # numba negates in the exponent's own type: -(-2**31) of an int32 is negative again
+    overflow = b == np.iinfo(b.dtype).min if b.dtype.kind == "i" else np.zeros(e.shape, bool)
     mag = np.abs(np.where(overflow, 0, e))
     r = np.ones(np.broadcast(a, e).shape, tr)
     base = np.broadcast_to(a, r.shape).copy()
@@ -118,7 +120,7 @@ def int_power(a, b, tr: np.dtype):
 
 POW_RAISES = {
     1: "ZeroDivisionError('0.0 cannot be raised to a negative power')",
-    2: "OverflowError (an exponent of -2**63)",
+    2: "OverflowError (the most negative exponent of its type)",
 }
 
 
