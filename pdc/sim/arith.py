@@ -64,11 +64,67 @@ def _truediv(a, b):
 
 
 def _pow(a, b):
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        neg = np.asarray(b) < 0
-        if np.any(neg):
-            return np.power(a, np.where(neg, 0, b)) * ~neg
-    return np.power(a, b)
+    """``a ** b`` with a float exponent: C's ``pow``, as numba's ``llvm.pow``/libdevice call.
+
+    NumPy's loop takes a shortcut for a broadcast exponent of 0.5 (a square root: ``-inf **
+    0.5`` is nan, not C's inf), so both operands go in as full arrays.
+    """
+    shape = np.broadcast(a, b).shape
+    full = shape or (1,)
+    r = np.power(np.array(np.broadcast_to(a, full)), np.array(np.broadcast_to(b, full)))
+    return r if shape else r[0]
+
+
+def int_power(a, b, tr: np.dtype):
+    """``a ** b`` with an integer exponent as numba lowers it (int_power_impl): square and
+    multiply in the result type (a float base rounds at every product, unlike ``pow``); a
+    negative exponent inverts: ``1.0 / r`` for floats, and for integers 0 unless the base is
+    1 or -1, with ``0 ** -n`` the type's most negative value (numba's numpy error model).
+
+    Returns:
+        The result and, per element, the exception numba raises there (``POW_RAISES``; 0:
+        none): numba compiles the float ``1.0 / r`` as an internal function with Python's
+        error model, so a zero ``r`` (a zero base, or an underflow) raises
+        ZeroDivisionError, and the most negative exponent of its type raises
+        OverflowError. On a GPU that thread returns.
+    """
+    a = np.asarray(cast(a, tr))
+    b = np.asarray(b)
+    e = b.astype(np.int64)
+    neg = e < 0
+    # numba negates in the exponent's own type: -(-2**31) of an int32 is negative again
+    overflow = b == np.iinfo(b.dtype).min if b.dtype.kind == "i" else np.zeros(e.shape, bool)
+    mag = np.abs(np.where(overflow, 0, e))
+    r = np.ones(np.broadcast(a, e).shape, tr)
+    base = np.broadcast_to(a, r.shape).copy()
+    left = np.broadcast_to(np.minimum(mag, 0x10001), r.shape).copy()
+    with np.errstate(all="ignore"):
+        while left.any():
+            r = np.where(left & 1 != 0, r * base, r)
+            left >>= 1
+            base = base * base
+        if tr.kind == "f":
+            zero_div = neg & (r == 0) & ~overflow
+            r = np.where(neg, tr.type(1) / np.where(zero_div, 1, r), r)
+            big = mag > 0x10000  # numba's cutoff: math.pow(a, float(b)), no inversion
+            if big.any():
+                r = np.where(big, np.power(a.astype(np.float64), e).astype(tr), r)
+                zero_div = zero_div & ~big
+            return r, np.where(overflow, 2, np.where(zero_div, 1, 0)).astype(np.int8)
+    zero = -1 << (tr.itemsize * 8 - 1)
+    inv = np.where(a == 0, np.array(zero).astype(tr), np.where((a == 1) | (a == -1), r, 0))
+    r = np.where(neg, inv.astype(tr), r)
+    big = mag > 0x10000  # numba's cutoff: math.pow(a, float(b)) as an integer
+    if big.any():
+        with np.errstate(all="ignore"):
+            r = np.where(big, cast(np.power(a.astype(np.float64), e.astype(np.float64)), tr), r)
+    return r, np.where(overflow, 2, 0).astype(np.int8)
+
+
+POW_RAISES = {
+    1: "ZeroDivisionError('0.0 cannot be raised to a negative power')",
+    2: "OverflowError (the most negative exponent of its type)",
+}
 
 
 def _shift(f):
@@ -114,6 +170,7 @@ INPLACE = {
     operator.irshift: operator.rshift,
 }
 DIVISIONS = (operator.floordiv, operator.mod)
+COMPARISONS = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
 
 
 def binop(fn, sig):
@@ -124,10 +181,23 @@ def binop(fn, sig):
         raise Unsupported(f"the simulator does not support the operator {fn.__name__} yet")
     ta, tb = (dtype_of(t) for t in sig.args)
     tr = dtype_of(sig.return_type)
-    if tr.kind in "iu" and ta.kind in "iu" and tb.kind in "iu":
-        # numba's integer operators cast both operands to the result type first: an int64
-        # and a uint64 (an int32 and a uint32) add as two int64s, wrapping, where NumPy
-        # would compute in float64 and lose the low bits.
+    if fn is operator.pow and ta.kind in "iuf" and tb.kind in "iu":
+
+        def checked(a, b):
+            r, raises = int_power(a, cast(b, tb), tr)
+            if np.ndim(a) or np.ndim(b):
+                return r, raises
+            return tr.type(r.reshape(-1)[0]), raises
+
+        def power(a, b):
+            return checked(a, b)[0]
+
+        power.checked = checked  # type: ignore[attr-defined]
+        return power
+    if fn not in COMPARISONS and fn is not operator.pow and tr.kind != "b":
+        # numba's lowering converts both operands to the result type first (int_add_impl,
+        # int_shl_impl...): an int16 shifted by an int64 shifts in 64 bits, and an int64
+        # and a uint64 add as two int64s, wrapping, where NumPy would compute in float64
         ta = tb = tr
 
     def run(a, b):
@@ -155,6 +225,8 @@ def unary(fn, sig):
         impl = np.logical_not  # numba: ~True is -2 as int; its signature says which
         if tr.kind != "b":
             return lambda a: cast(~cast(a, np.dtype(np.int64)), tr)
+    if ta.kind == "b" and fn in (operator.neg, operator.pos) and tr.kind != "b":
+        ta = tr  # numba's bool_negate_impl: to the result type (int64), then negate
     return lambda a: cast(impl(cast(a, ta)), tr)
 
 
@@ -217,7 +289,7 @@ _MATH = {
     "square": np.square,
     "reciprocal": np.reciprocal,
     "negative": np.negative,
-    "fma": lambda a, b, c: a * b + c,
+    "fma": lambda a, b, c: fma(a, b, c),
     "signbit": np.signbit,
     "arcsin": np.arcsin,
     "arccos": np.arccos,
@@ -231,6 +303,30 @@ _MATH = {
     "subtract": np.subtract,
     "multiply": np.multiply,
 }
+
+
+def fma(a, b, c):
+    """``a * b + c`` rounded once, as the GPU's fma instruction does (two roundings differ).
+
+    float32: the product is exact in float64; the float64 sum is rounded to odd (its error
+    from TwoSum), so rounding that to float32 is the correctly rounded fused result.
+    float64 has no wider type here: it keeps two roundings (at most one ulp apart).
+    """
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    dt = np.result_type(a, b, c)
+    if dt != np.float32:
+        return a * b + c
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c64 = c.astype(np.float64)
+    with np.errstate(all="ignore"):
+        s = np.asarray(p + c64)
+        bb = s - p
+        err = (p - (s - bb)) + (c64 - bb)
+        even = (s.view(np.int64) & 1) == 0
+        fix = (err != 0) & even & np.isfinite(s)
+        s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    r = s.astype(np.float32)
+    return r if r.ndim else np.float32(r)
 
 
 def _erf(x):

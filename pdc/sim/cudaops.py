@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.sim import machine, memops
+from pdc.sim import arith, machine, memops
 from pdc.sim.frontend import Unsupported, dtype_of
 from pdc.sim.machine import WARP, Frame, check_defined, values, vec
 from pdc.sim.memory import LOCAL, SHARED, SimArray
@@ -293,12 +293,16 @@ def _bitops(name):
                 for i in range(bits):
                     out |= ((ux >> i) & 1) << (bits - 1 - i)
             elif name == "clz":
-                out = np.where(ux == 0, bits, bits - 1 - np.floor(np.log2(np.maximum(ux, 1))))
+                # bit by bit: a float log2 rounds 64-bit values up (2**64 - 1 gave -1)
+                length = np.zeros(ux.shape, np.int64)
+                for i in range(bits):
+                    length = np.where((ux >> np.uint8(i)) != 0, i + 1, length)
+                out = bits - length
             elif name == "ffs":
                 low = ux & (~ux + 1)
                 out = np.where(ux == 0, 0, np.log2(np.maximum(low, 1)).astype(np.int64) + 1)
             elif name == "fma":
-                out = vals[0] * vals[1] + vals[2]
+                out = arith.fma(*vals)
             elif name == "cbrt":
                 out = np.cbrt(x)
             else:  # selp

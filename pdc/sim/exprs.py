@@ -84,6 +84,9 @@ def _binop(bld, e, site):
         raise Unsupported(f"the simulator does not support {fn.__name__} yet ({site})")
     f = arith.binop(fn, bld.ct[e])
     intdiv = getattr(f, "int_division", False)
+    checked = getattr(f, "checked", None)
+    if checked is not None:
+        return _raising_binop(lhs, rhs, checked, site)
 
     def run(fr):
         a, ua = lhs(fr)
@@ -103,6 +106,36 @@ def _binop(bld, e, site):
                 fr.S.finding("error", "integer division by zero", fr.lanes[0], site)
         with np.errstate(all="ignore"):
             return f(a, b), _or_und((ua, ub))
+
+    return run
+
+
+def _raising_binop(lhs, rhs, checked, site):
+    """An operator whose numba lowering can raise in some threads (``0.0 ** -1``): those
+    threads stop there, as numba-cuda's kernels return on an exception without debug."""
+
+    def run(fr):
+        a, ua = lhs(fr)
+        b, ub = rhs(fr)
+        with np.errstate(all="ignore"):
+            val, raises = checked(a, b)
+        code = machine.vec(raises, fr.S.N)
+        for c, what in arith.POW_RAISES.items():
+            hit = fr.lanes[code[fr.lanes] == c]
+            if hit.size:
+                fr.S.finding(
+                    "error",
+                    f"the kernel raised {what}: on a GPU the thread stops silently "
+                    "(numba-cuda without debug=True)",
+                    int(hit[0]),
+                    site,
+                    count=int(hit.size),
+                )
+                fr.S.alive[hit] = False
+                fr.S.exited[hit] = True
+        if not fr.S.alive[fr.lanes].all():
+            fr.restrict()
+        return val, _or_und((ua, ub))
 
     return run
 
