@@ -53,29 +53,23 @@ def measure(path: Path, pause: float = 0.0, env: dict | None = None) -> dict:
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
     checks: list[float] = []
-    saved = dict(os.environ)
-    os.environ.update(env or {})  # the kernel process inherits this process's environment
     t0 = time.perf_counter()
-    try:
-        with client.setup_kernel():
-            for index, cell in enumerate(nb.cells):
-                if cell.cell_type != "code":
-                    continue
-                checking = "check(" in cell.source
-                if checking and pause:
-                    time.sleep(pause)
-                try:
-                    client.execute_cell(cell, index)
-                except CellExecutionError as exc:
-                    raise RuntimeError(
-                        f"[bench check] expected every cell of {path.name} to run, got cell "
-                        f"{index} failing: {exc.ename}: {exc.evalue}"
-                    ) from None
-                if checking and (s := _seconds(cell)) is not None:
-                    checks.append(s)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    with client.setup_kernel(env={**os.environ, **(env or {})}):
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            checking = "check(" in cell.source
+            if checking and pause:
+                time.sleep(pause)
+            try:
+                client.execute_cell(cell, index)
+            except CellExecutionError as exc:
+                raise RuntimeError(
+                    f"[bench check] expected every cell of {path.name} to run, got cell "
+                    f"{index} failing: {exc.ename}: {exc.evalue}"
+                ) from None
+            if checking and (s := _seconds(cell)) is not None:
+                checks.append(s)
     return {"notebook": path.stem, "checks": checks, "total": time.perf_counter() - t0}
 
 

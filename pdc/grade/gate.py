@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 
 import numpy as np
@@ -185,10 +184,6 @@ def _read_disk(path) -> tuple[bool, str] | None:
 
 
 def _write_disk(path, result: tuple[bool, str]) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"ok": result[0], "error": result[1]}))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs time
+    from pdc.ptx.compile import keep_json
+
+    keep_json(path, {"ok": result[0], "error": result[1]})

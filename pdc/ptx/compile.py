@@ -77,6 +77,19 @@ def _cache_dir() -> Path:
     return Path(base) / "pdc" / "ptx"
 
 
+def keep_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON to a cache file, through a temporary file renamed over it (a
+    reader never sees half of it); best effort: a cache that cannot be written only costs
+    time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 def cache_key(source: str, kernel: str, descs: Sequence[tuple], cc: tuple[int, int]) -> str:
     """A hash of everything a build depends on, numba's version included."""
     from importlib.metadata import PackageNotFoundError, version

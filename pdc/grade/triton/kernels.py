@@ -46,18 +46,23 @@ class Found:
     problem: str = ""
 
 
-def _defs(cells: list[str]) -> dict[str, ast.FunctionDef]:
-    """Every ``triton.jit`` function of the cells, the last definition of each name winning."""
-    defs: dict[str, ast.FunctionDef] = {}
+def _statements(cells: list[str]):
+    """The top-level statements of the cells that parse, in order."""
     for src in cells:
         try:
             tree = pyast.parse(src)
         except SyntaxError:
             continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and is_triton_kernel(node):
-                defs.pop(node.name, None)
-                defs[node.name] = node
+        yield from tree.body
+
+
+def _defs(cells: list[str]) -> dict[str, ast.FunctionDef]:
+    """Every ``triton.jit`` function of the cells, the last definition of each name winning."""
+    defs: dict[str, ast.FunctionDef] = {}
+    for node in _statements(cells):
+        if isinstance(node, ast.FunctionDef) and is_triton_kernel(node):
+            defs.pop(node.name, None)
+            defs[node.name] = node
     return defs
 
 
@@ -81,25 +86,20 @@ def _constexprs(cells: list[str]) -> dict[str, ast.Assign]:
     """The cells' top-level ``NAME = tl.constexpr(<number>)``, a later assignment of the
     name winning (a plain one drops it: Triton would refuse that global)."""
     found: dict[str, ast.Assign] = {}
-    for src in cells:
-        try:
-            tree = pyast.parse(src)
-        except SyntaxError:
+    for node in _statements(cells):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             continue
-        for node in tree.body:
-            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                continue
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                if isinstance(t, ast.Name):
-                    found.pop(t.id, None)
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and _is_constexpr_call(node.value)
-            ):
-                found[node.targets[0].id] = node
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            if isinstance(t, ast.Name):
+                found.pop(t.id, None)
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and _is_constexpr_call(node.value)
+        ):
+            found[node.targets[0].id] = node
     return found
 
 
@@ -110,30 +110,25 @@ def _libdevice(cells: list[str]) -> dict[str, str]:
     """The names the cells bind to libdevice (``from triton.language.extra import libdevice``,
     its ``cuda`` twin, ``import ... as``): name -> the import statement that binds it."""
     found: dict[str, str] = {}
-    for src in cells:
-        try:
-            tree = pyast.parse(src)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and node.level == 0:
-                for a in node.names:
-                    name = a.asname or a.name
-                    if f"{node.module}.{a.name}" in LIBDEVICE:
-                        found[name] = f"from {node.module} import {a.name} as {name}"
-                    else:
-                        found.pop(name, None)
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    name = a.asname or a.name.partition(".")[0]
-                    if a.asname and a.name in LIBDEVICE:
-                        found[name] = f"import {a.name} as {name}"
-                    else:
-                        found.pop(name, None)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef)):
-                targets = getattr(node, "targets", None) or [getattr(node, "target", node)]
-                for t in targets:
-                    found.pop(getattr(t, "id", getattr(t, "name", "")), None)
+    for node in _statements(cells):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            for a in node.names:
+                name = a.asname or a.name
+                if f"{node.module}.{a.name}" in LIBDEVICE:
+                    found[name] = f"from {node.module} import {a.name} as {name}"
+                else:
+                    found.pop(name, None)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                name = a.asname or a.name.partition(".")[0]
+                if a.asname and a.name in LIBDEVICE:
+                    found[name] = f"import {a.name} as {name}"
+                else:
+                    found.pop(name, None)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef)):
+            targets = getattr(node, "targets", None) or [getattr(node, "target", node)]
+            for t in targets:
+                found.pop(getattr(t, "id", getattr(t, "name", "")), None)
     return found
 
 

@@ -137,15 +137,8 @@ def gate_known(key: str) -> str | None:
 
 def gate_keep(key: str, verdict: str) -> None:
     """Keep the gate's verdict for ``key`` in this process and on disk (best effort)."""
-    import os
+    from pdc.ptx.compile import keep_json
 
     with _LOCK:
         _GATE[key] = verdict
-    path = _disk(key)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps({"verdict": verdict}))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs time
+    keep_json(_disk(key), {"verdict": verdict})
