@@ -17,22 +17,36 @@ from pdc.backends import _probe
 ROOT = Path(__file__).resolve().parents[1]
 
 _PROBE = r"""
-import json, sys, time, types
-if sys.argv[1] == "notebook":
+import json, sys, threading, time, types
+kind = sys.argv[1]
+if kind != "tool":
     sys.modules["ipykernel"] = types.ModuleType("ipykernel")  # what a Jupyter kernel has loaded
+if kind == "ring-cell":  # the cell running now imports the checks, then the ring
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    shell.user_ns["In"] = ["", "import pdc\nfrom pdc.grade import check\nfrom pdc.ring import select\n"]
 import pdc
+if kind == "ring":
+    import pdc.ring
 from pdc.grade import check
 from pdc.grade import zygote
 from pdc.sim import remote
-deadline = time.monotonic() + 60
-while sys.argv[1] == "notebook" and time.monotonic() < deadline:
+deadline = time.monotonic() + 120
+while kind == "notebook" and time.monotonic() < deadline:
     if remote._WORKER is not None and "gate" in zygote._POOL:
         break
     time.sleep(0.05)
+warm = [t for t in threading.enumerate() if t.name == "pdc-ring-warm"]
+for t in warm:
+    t.join(120)
+loops = 0
+if "pdc.ring.engines.shared_loop" in sys.modules:
+    loops = len(sys.modules["pdc.ring.engines.shared_loop"]._LOOPS)
 print(json.dumps({
     "numba.cuda": "numba.cuda" in sys.modules,
     "worker": remote._WORKER is not None,
     "gate": "gate" in zygote._POOL,
+    "ring": bool(warm) and loops == 1,
 }))
 """
 
@@ -50,11 +64,21 @@ def _probe_run(kind: str) -> dict:
 @pytest.mark.skipif(_probe.has_cuda_gpu(), reason="with a GPU, pdc.sim runs in the notebook")
 def test_a_notebook_without_a_gpu_starts_the_worker_and_the_gate_before_numba_cuda():
     got = _probe_run("notebook")
-    assert got == {"numba.cuda": False, "worker": True, "gate": True} or (
+    assert got == {"numba.cuda": False, "worker": True, "gate": True, "ring": False} or (
         # where zygotes are off (not Linux), the gate compiles in a fresh child instead
         got["worker"] and not got["numba.cuda"]
     ), got
 
 
 def test_a_tool_importing_the_checks_starts_nothing():
-    assert _probe_run("tool") == {"numba.cuda": False, "worker": False, "gate": False}
+    got = _probe_run("tool")
+    assert got == {"numba.cuda": False, "worker": False, "gate": False, "ring": False}
+
+
+@pytest.mark.parametrize("kind", ["ring", "ring-cell"])
+def test_a_ring_notebook_warms_its_ring_and_nothing_else(kind):
+    """Exercise 6 (the ring runtime imported before the checks, or in the same cell): its
+    check runs a ring kernel here, so the exercise's loop is compiled (or loaded) in a
+    background thread, and neither the simulator's worker nor the gate starts."""
+    got = _probe_run(kind)
+    assert got == {"numba.cuda": False, "worker": False, "gate": False, "ring": True}, got

@@ -164,9 +164,8 @@ class CpuEngine(Engine):
                 self._state = self.state_buf
             if options.shared_loop:
                 self._entry = compile_entry(handler)  # alive while the loop calls it
-                self._raised = np.zeros(1, np.int64)
                 self._serve = shared_loop(handler.request, handler.reply, handler.state, options)
-                self._state = loop_state(self._entry, self._state, self._raised)
+                self._state = loop_state(self._entry, self._state)
             else:
                 self._serve = compiled_loop(handler, options)
 

@@ -7,7 +7,6 @@ the one shared by every handler of the same message types
 
 from __future__ import annotations
 
-import ctypes
 import math
 from typing import Any
 
@@ -30,13 +29,10 @@ __all__ = [
     "stateful_handler",
 ]
 
-_libc = ctypes.CDLL(None)
-_sched_yield = _libc.sched_yield
-_sched_yield.restype = ctypes.c_int
-_sched_yield.argtypes = ()
-_usleep = _libc.usleep
-_usleep.restype = ctypes.c_int
-_usleep.argtypes = (ctypes.c_uint,)
+# libc's functions by name, linked when the loop is compiled: a ctypes function would be
+# embedded as this process's address, which numba refuses to keep on disk (jitcache).
+_sched_yield = types.ExternalFunction("sched_yield", types.int32())
+_usleep = types.ExternalFunction("usleep", types.int32(types.uint32))
 
 
 @numba.njit(nogil=True, inline="always")

@@ -20,7 +20,6 @@ its own kernel's pipe. POSIX only, as is the cpu loop (``usleep``, ``sched_yield
 
 from __future__ import annotations
 
-import ctypes
 import os
 import weakref
 
@@ -43,6 +42,7 @@ from pdc.ring.protocol import (
     TERMINATE,
 )
 from pdc.ring.protocol.atomics import load_acquire, store_release
+from pdc.ring.protocol.jitcache import keep
 
 __all__ = ["NAP_MS", "Doorbell", "nap", "napping"]
 
@@ -51,14 +51,10 @@ _POLLIN = 0x0001
 _ARMED = DOORBELL + 1  # 1 when the line holds a pipe (the pollfd at DOORBELL)
 _SCRATCH = DOORBELL + 2  # where the loop reads the bytes written into the pipe
 
-_libc = ctypes.CDLL(None, use_errno=True)
-# Pointers are passed as integers (LP64: the same registers), which numba calls directly.
-_poll = _libc.poll
-_poll.restype = ctypes.c_int
-_poll.argtypes = (ctypes.c_size_t, ctypes.c_ulong, ctypes.c_int)
-_read = _libc.read
-_read.restype = ctypes.c_ssize_t
-_read.argtypes = (ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t)
+# libc's functions by name, linked when the loop is compiled (not ctypes: see cpu_prims).
+# Pointers are passed as integers (LP64: the same registers).
+_poll = types.ExternalFunction("poll", types.int32(types.uintp, types.uint64, types.int32))
+_read = types.ExternalFunction("read", types.intp(types.int32, types.uintp, types.uintp))
 
 
 @intrinsic
@@ -109,6 +105,7 @@ def nap(ctrl, max_ms):
     return True
 
 
+@keep
 @numba.njit
 def _napping(ctrl):
     _fence_full()  # the caller's stores (a head, a flag) before this load

@@ -45,6 +45,7 @@ puts a held reply back in the stash when an interrupt lands in between: nothing 
 from __future__ import annotations
 
 import operator
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -81,6 +82,7 @@ from pdc.ring.protocol import (
     fields_by_offset,
 )
 from pdc.ring.protocol.atomics import ld, ld_acq, peek, poke, spin_hint, st, st_rel
+from pdc.ring.protocol.jitcache import keep
 
 __all__ = ["D_HELD", "D_HELD_STATUS", "POLLS", "FastCall", "fast_call"]
 
@@ -251,15 +253,21 @@ def _source(req: np.dtype, rep: np.dtype) -> tuple[str, dict[str, Any]]:
 
 
 _CACHE: dict[tuple[np.dtype, np.dtype], Any] = {}
+_CACHE_LOCK = threading.Lock()
 
 
 def _compiled(req: np.dtype, rep: np.dtype) -> Any:
+    """The ``call`` for these message types (one dispatcher per key in a process, kept on
+    disk by ``pdc.ring.protocol.jitcache``; numba compiles it on the first call)."""
     key = (req, rep)
-    if key not in _CACHE:
-        src, ns = _source(req, rep)
-        exec(compile(src, f"<pdc.ring.host.fast {req} -> {rep}>", "exec"), ns)
-        _CACHE[key] = numba.njit(ns["call"])
-    return _CACHE[key]
+    with _CACHE_LOCK:  # one dispatcher per key, whichever thread asks first
+        call = _CACHE.get(key)
+        if call is None:
+            src, ns = _source(req, rep)
+            ns["__name__"] = __name__  # numba rebuilds a kept function's globals from it
+            exec(compile(src, f"<pdc.ring.host.fast {req} -> {rep}>", "exec"), ns)
+            call = _CACHE[key] = keep(numba.njit(ns["call"]), "fast call", src)
+    return call
 
 
 class FastCall:

@@ -7,7 +7,8 @@ The lowest layer of ``pdc.ring``: it imports nothing else of it. One idea per mo
   the rules of the rings (release/acquire order, drop-oldest, correlation ids);
 - ``errors``: ``RingError`` and its subclasses;
 - ``args``: the checks of plain arguments (timeouts, counts, ids, field values);
-- ``atomics``: the loads and stores of compiled CPU code (numba, imported on use).
+- ``atomics``: the loads and stores of compiled CPU code (numba, imported on use);
+- ``jitcache``: that compiled code kept on disk, keyed by what it is generated from.
 
 The host side of the rings is ``pdc.ring.host.rings.RingHost``; the device loop is
 ``pdc.ring.engines.loop.make_serve``. The names of ``layout``, ``words`` and ``errors`` are
