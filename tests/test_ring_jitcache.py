@@ -25,10 +25,10 @@ _RUN = r"""
 import json, sys
 import numpy as np
 from pdc.ring import EngineOptions, RingKernelRuntime, ring_kernel
-from pdc.ring.engines import doorbell, shared_loop
+from pdc.ring.engines import cpu, doorbell, shared_loop
 from pdc.ring.host import fast
 
-kind, spin = sys.argv[1], int(sys.argv[2])
+kind, spin, mode, SCALE = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 f = "f8" if kind == "f8" else "f4"
 REQ = np.dtype([("x", f)])
 REP = np.dtype([("y", f), ("n", "i8")])
@@ -38,16 +38,16 @@ STATE = np.dtype([("total", "f8")])
 @ring_kernel(request=REQ, reply=REP, state=STATE, queue_size=16)
 def running(req, rep, state):
     state.total = state.total + req.x
-    rep.y = req.x * 2.0
+    rep.y = req.x * SCALE
     rep.n = state.total
 
 
-opts = EngineOptions(shared_loop=True, spin=spin)
+opts = EngineOptions(shared_loop=mode == "shared", spin=spin)
 with RingKernelRuntime(backend="cpu", options=opts) as rt:
     k = rt.launch(running)
     got = [k.call(x=float(v), timeout=30) for v in (1, 2, 3)]
     k.deactivate()
-loops = list(shared_loop._LOOPS.values())
+loops = list(shared_loop._LOOPS.values()) + list(cpu._LOOPS.values())
 calls = list(fast._CACHE.values())
 pieces = loops + calls + [doorbell._napping]
 print(json.dumps({
@@ -60,12 +60,19 @@ print(json.dumps({
 """
 
 
-def _run(cache: Path, kind: str = "f8", spin: int = 64, **env_extra: str) -> dict:
+def _run(
+    cache: Path,
+    kind: str = "f8",
+    spin: int = 64,
+    mode: str = "shared",
+    scale: float = 2.0,
+    **env_extra: str,
+) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(cache), **env_extra)
     script = cache / "run_ring.py"  # a file: the ring reads its handlers' source
     script.write_text(_RUN)
     out = subprocess.run(
-        [sys.executable, str(script), kind, str(spin)],
+        [sys.executable, str(script), kind, str(spin), mode, repr(scale)],
         env=env,
         capture_output=True,
         text=True,
@@ -74,7 +81,7 @@ def _run(cache: Path, kind: str = "f8", spin: int = 64, **env_extra: str) -> dic
     assert out.returncode == 0, out.stderr[-3000:]
     assert "jitcache" not in out.stderr, out.stderr[-3000:]  # no piece it could not keep
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["y"] == [2.0, 4.0, 6.0] and got["n"] == [1, 3, 6], got  # the ring answered
+    assert got["y"] == [scale, 2 * scale, 3 * scale] and got["n"] == [1, 3, 6], got
     return got
 
 
@@ -85,7 +92,7 @@ def _files(cache: Path) -> list[Path]:
 def test_a_second_process_loads_what_the_first_compiled(tmp_path):
     first = _run(tmp_path)
     assert first["pieces"] == 3 and first["misses"] == 3 and first["hits"] == 0, first
-    assert len(_files(tmp_path)) == 6  # an index and a data file per piece
+    assert len(_files(tmp_path)) == 8  # an index and a data file per piece, the handler too
     again = _run(tmp_path)
     assert again["misses"] == 0 and again["hits"] == 3, again
     # Other message types and other loop options are other pieces: nothing to load for
@@ -94,6 +101,17 @@ def test_a_second_process_loads_what_the_first_compiled(tmp_path):
     assert other["misses"] == 2 and other["hits"] == 1, other
     spin = _run(tmp_path, spin=8)
     assert spin["misses"] == 1 and spin["hits"] == 2, spin  # only the loop depends on spin
+
+
+def test_a_handler_is_kept_by_its_source_and_constants(tmp_path):
+    """The loop that inlines its handler: kept per handler. Another value of a constant the
+    handler reads is another handler (a stale build would reply with the old scale)."""
+    first = _run(tmp_path, mode="inlined")
+    assert first["misses"] == 3 and first["hits"] == 0, first
+    again = _run(tmp_path, mode="inlined")
+    assert again["misses"] == 0 and again["hits"] == 3, again
+    other = _run(tmp_path, mode="inlined", scale=3.0)  # the replies are checked: x * 3
+    assert other["misses"] == 1 and other["hits"] == 2, other
 
 
 def test_corrupted_files_cost_a_compile_and_are_replaced(tmp_path):

@@ -43,6 +43,7 @@ from pdc.ring.engines.base import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.engines.cpu_prims import (
     compile_handler,
     cpu_primitives,
+    handler_key,
     loop_key,
     not_compiled,
     state_arg,
@@ -58,6 +59,7 @@ from pdc.ring.engines.shared_loop import (
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol import PY_EXCEPTION, S_TERMINATED, STATE, TERMINATE, Rings
 from pdc.ring.protocol.atomics import load_acquire, release_fence, store_release
+from pdc.ring.protocol.jitcache import keep
 
 __all__ = [
     "PY_EXCEPTION",
@@ -82,6 +84,7 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
         handler = stateful_handler(spec)
         prims = cpu_primitives(options)
         loop = numba.njit(nogil=True)(make_serve(handler, prims, options.burst))
+        keep(loop, "inlined loop", handler_key(spec), loop_key(options))
         # Compile now, on a throw-away ring that asks the loop to leave at once.
         dummy = Rings.allocate(spec.request, spec.reply, 1)
         dummy.ctrl[TERMINATE] = 1

@@ -19,10 +19,12 @@ from pdc.ring.engines.base import EngineOptions
 from pdc.ring.engines.loop import Primitives, ignore_state
 from pdc.ring.handlers import HandlerSpec
 from pdc.ring.protocol.atomics import load_acquire, spin_hint, store_release
+from pdc.ring.protocol.jitcache import keep
 
 __all__ = [
     "compile_handler",
     "cpu_primitives",
+    "handler_key",
     "loop_key",
     "not_compiled",
     "state_arg",
@@ -68,9 +70,19 @@ def _select_nb(typingctx, cond, a, b):
     return result(cond, a, b), codegen
 
 
+def handler_key(spec: HandlerSpec) -> tuple:
+    """What a compiled handler depends on besides ``pdc.ring`` itself (a disk-cache key,
+    ``pdc.ring.protocol.jitcache``): its normalized source, the values of the constants it
+    reads, its record types."""
+    constants = tuple((k, type(v).__name__, repr(v)) for k, v in sorted(spec.constants.items()))
+    return (spec.name, spec.source, constants, spec.request, spec.reply, spec.state)
+
+
 def compile_handler(spec: HandlerSpec) -> Any:
-    """Compile a validated handler with numba ``njit(nogil=True)`` (lazily, on first call)."""
-    return numba.njit(nogil=True)(spec.build(select_impl=_select_nb, math_impl=math))
+    """Compile a validated handler with numba ``njit(nogil=True)`` (lazily, on first call;
+    kept on disk)."""
+    handler = numba.njit(nogil=True)(spec.build(select_impl=_select_nb, math_impl=math))
+    return keep(handler, "handler", handler_key(spec))
 
 
 def stateful_handler(spec: HandlerSpec) -> Any:
@@ -79,6 +91,7 @@ def stateful_handler(spec: HandlerSpec) -> Any:
     handler = compile_handler(spec)
     if spec.state is None:
         handler = numba.njit(nogil=True, inline="always")(ignore_state(handler))
+        keep(handler, "handler without state", handler_key(spec))
     return handler
 
 
