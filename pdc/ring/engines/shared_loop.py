@@ -6,10 +6,11 @@ new handler, even one character different, pays for compiling the whole loop aga
 1.7 s on a quiet machine). A grader that launches a class's handlers, one kernel each, pays
 it once per student. With ``EngineOptions(shared_loop=True)`` the handler is compiled
 alone (``numba.njit`` for its three record types), and the loop calls it through its
-address. The loop then depends only on what its types and
-constants depend on (the record dtypes and the options of ``cpu_prims.loop_key``), so a
-process compiles it once for those (``precompile_shared_loop`` does it ahead of time, for
-a process that forks graders), and a new handler costs only its own compile.
+address. The loop then depends only on what its types and constants depend on (the record
+dtypes and the options of ``cpu_prims.loop_key``), so a process compiles it once for those
+(``precompile_shared_loop`` does it ahead of time, for a process that forks graders; after
+a machine's first compile it is loaded from ``pdc.ring.protocol.jitcache``), and a new
+handler costs only its own compile.
 
 How. The loop is ``make_serve``'s, unchanged; its handler is ``_call``. The one parameter
 of the loop that reaches the handler is ``state`` (``make_serve`` passes ``state[0]`` as the
