@@ -29,9 +29,9 @@ from pdc.ring.engines import cpu, doorbell, shared_loop
 from pdc.ring.host import fast
 
 kind, spin, mode, SCALE = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
-f = "f8" if kind == "f8" else "f4"
+f = "f4" if kind == "f4" else "f8"
 REQ = np.dtype([("x", f)])
-REP = np.dtype([("y", f), ("n", "i8")])
+REP = np.dtype([("y", f), ("n", "f8" if kind == "nf8" else "i8")])
 STATE = np.dtype([("total", "f8")])
 
 
@@ -99,6 +99,10 @@ def test_a_second_process_loads_what_the_first_compiled(tmp_path):
     # the loop and the call (the doorbell's probe does not depend on them).
     other = _run(tmp_path, kind="f4")
     assert other["misses"] == 2 and other["hits"] == 1, other
+    # The same layout with another field type: the host's generated call has the same
+    # source text, and must not be loaded (it would read n's bits as the wrong type).
+    layout = _run(tmp_path, kind="nf8")
+    assert layout["misses"] == 2 and layout["hits"] == 1, layout
     spin = _run(tmp_path, spin=8)
     assert spin["misses"] == 1 and spin["hits"] == 2, spin  # only the loop depends on spin
 

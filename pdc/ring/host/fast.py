@@ -265,8 +265,10 @@ def _compiled(req: np.dtype, rep: np.dtype) -> Any:
         if call is None:
             src, ns = _source(req, rep)
             ns["__name__"] = __name__  # numba rebuilds a kept function's globals from it
+            # Kept by its source and its dtypes: the fields' types are in ``ns``, not in the
+            # source (two replies of one layout, int64 and float64 fields, share the text).
             exec(compile(src, f"<pdc.ring.host.fast {req} -> {rep}>", "exec"), ns)
-            call = _CACHE[key] = keep(numba.njit(ns["call"]), "fast call", src)
+            call = _CACHE[key] = keep(numba.njit(ns["call"]), "fast call", src, req, rep)
     return call
 
 
