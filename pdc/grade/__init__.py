@@ -29,12 +29,15 @@ def _warm_the_simulator() -> None:
     The exercises import ``check`` right after ``pdc``, before ``pdc.numba_cuda()``: in a
     Jupyter kernel on a machine without a GPU the simulator is then certain, and the worker
     and the compile gate import numba beside the notebook's own import of it, on another
-    core. A ring notebook (exercise 6) warms its ring instead (``_warm_the_ring``)."""
+    core. A notebook whose check runs in its own process warms that instead
+    (``_warm_in_this_process``)."""
     import sys
 
-    if "ipykernel" in sys.modules and "numba.cuda" not in sys.modules and _ring_notebook():
-        _warm_the_ring()
-        return
+    if "ipykernel" in sys.modules and "numba.cuda" not in sys.modules:
+        parts = _parts_checked_in_this_process()
+        if parts:
+            _warm_in_this_process(parts)
+            return
     if "numba.cuda" in sys.modules:
         from pdc.sim.frontend import real_cuda_available
 
@@ -54,43 +57,71 @@ def _warm_the_simulator() -> None:
     gate.warm_soon()  # check() compiles each new kernel for a GPU first
 
 
-def _ring_notebook() -> bool:
-    """True when this notebook has imported the ring runtime, or the cell that imports the
-    checks imports it too (IPython keeps the cell it is running last in ``In``)."""
-    import re
-    import sys
+def running_cell_imports() -> set[str] | None:
+    """The modules that the cell IPython is running imports (IPython keeps the cell, as
+    Python, last in ``In``); None where no IPython shell runs (or its cell does not parse)."""
+    import ast
 
-    if "pdc.ring" in sys.modules:
-        return True
+    from pdc import pyast
+
     try:
         from IPython import get_ipython
 
         shell = get_ipython()
-        cell = shell.user_ns.get("In", [""])[-1] if shell is not None else ""
-    except Exception:  # noqa: BLE001 - no IPython, or not one we know: not a ring notebook
-        return False
-    pattern = r"^\s*(from|import)\s+pdc\.ring\b"
-    return isinstance(cell, str) and re.search(pattern, cell, re.M) is not None
+        cell = shell.user_ns.get("In", [""])[-1] if shell is not None else None
+        tree = pyast.parse(cell) if isinstance(cell, str) else None
+    except Exception:  # noqa: BLE001 - no IPython, or a cell that does not parse
+        return None
+    if tree is None:
+        return None
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
 
 
-def _warm_the_ring() -> None:
-    """A notebook that imports the ring runtime and the checks is exercise 6, whose check
-    runs a ring kernel on the cpu backend in this process: compile (after a machine's first
-    run, load from pdc.ring's disk cache) the pieces every run of it needs besides the
-    student's handler, now, in a background thread. The simulator's worker and the compile
-    gate stay unstarted: this notebook has no use for them, and they would take both cores
-    of a small machine from its check."""
+def _parts_checked_in_this_process() -> list:
+    """The plug-in parts whose in-notebook check runs in the notebook's own process, as the
+    cell importing the checks shows: it also imports the module a part names in
+    ``warm_with``. Exercise modules are loaded only when the cell imports a pdc module
+    besides pdc and pdc.grade."""
+    imported = {
+        m
+        for m in running_cell_imports() or ()
+        if m.startswith("pdc.") and not m.startswith("pdc.grade")
+    }
+    if not imported:
+        return []
+    from pdc.grade import exercises as exs
+
+    return [
+        part
+        for key in exs.ALL_KEYS
+        for part in exs.exercise(key).parts
+        if part.warm is not None
+        and part.warm_with is not None
+        and any(m == part.warm_with or m.startswith(part.warm_with + ".") for m in imported)
+    ]
+
+
+def _warm_in_this_process(parts: list) -> None:
+    """Run the parts' ``warm`` (what every check of them compiles besides the student's code;
+    after a machine's first run, loaded from disk) now, in a background thread. The
+    simulator's worker and the compile gate stay unstarted: such a notebook has no use for
+    them, and they would take both cores of a small machine from its check."""
     import threading
 
     def warm() -> None:
-        try:
-            from pdc.grade.exercises import ex06_ring
+        for part in parts:
+            try:
+                part.warm()
+            except Exception:  # noqa: BLE001, S112 - only a head start: the check reports errors
+                continue
 
-            ex06_ring.RING.parts[0].warm()
-        except Exception:  # noqa: BLE001, S110 - only a head start: the check reports errors
-            pass
-
-    threading.Thread(target=warm, name="pdc-ring-warm", daemon=True).start()
+    threading.Thread(target=warm, name="pdc-grade-warm", daemon=True).start()
 
 
 _warm_the_simulator()

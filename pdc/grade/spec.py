@@ -87,6 +87,10 @@ class Part:
     # warm() does once, in a grading zygote before it forks (pdc.grade.zygote), what every
     # run of this part would repeat (a compiled loop shared by every submission).
     warm: Callable | None = None
+    # A module (a runtime of pdc) whose import in the cell that imports the checks says this
+    # part's in-notebook check runs in the notebook's process: importing the checks there
+    # then starts ``warm`` in a background thread instead of pdc.sim's worker (pdc.grade).
+    warm_with: str | None = None
     # Criteria of the exercise's own: criterion -> judge(part, results) -> (fraction, text),
     # where results are the judge module's CaseResults of the cases that ran (public first
     # is not guaranteed; hidden ones must not reveal sizes). Each needs a title in titles.

@@ -104,6 +104,7 @@ RING = spec.Exercise(
             resources=_resources,
             titles=TITLES,
             warm=_warm,
+            warm_with="pdc.ring",
         )
     ],
     {"THRESHOLD": THRESHOLD, "MIN_COUNT": MIN_COUNT},

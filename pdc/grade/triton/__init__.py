@@ -30,6 +30,12 @@ def _warm_children() -> None:
     notebook = "ipykernel" in sys.modules  # a Jupyter kernel (a grader never runs in one)
     if not notebook and ("triton" not in sys.modules or "torch" not in sys.modules):
         return  # the grader, or a tool: nothing says a check is coming
+    if notebook:
+        from pdc.grade import running_cell_imports
+
+        cell = running_cell_imports()
+        if cell is not None and not any(m.startswith(__name__) for m in cell):
+            return  # loaded by a module (exercise specs listed), not by the notebook's cell
     from .warm import warm_soon
 
     warm_soon()
