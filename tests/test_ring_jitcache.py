@@ -175,3 +175,14 @@ def test_key_parts_must_be_plain_values():
     ):
         jitcache.keep(f, "piece", object())
     jitcache.keep(f, "piece", np.dtype("f4"), (1, 2.0, None))  # accepted
+
+
+def test_numbas_code_settings_are_in_the_digest(monkeypatch):
+    """Bounds checks or another optimisation level make other machine code: not loaded."""
+    from numba.core import config
+
+    monkeypatch.setattr(jitcache, "_DIGEST", [])
+    base = jitcache.ring_digest()
+    monkeypatch.setattr(config, "BOUNDSCHECK", 1)
+    monkeypatch.setattr(jitcache, "_DIGEST", [])
+    assert jitcache.ring_digest() != base

@@ -51,13 +51,20 @@ _DIGEST: list[str] = []
 
 
 def ring_digest() -> str:
-    """A digest of every module of ``pdc.ring`` and of the compiler's versions (once per
-    process): any edit to the runtime makes every kept piece stale."""
+    """A digest of every module of ``pdc.ring``, of the compiler's versions and of numba's
+    settings that change the code it makes (once per process): any edit to the runtime makes
+    every kept piece stale."""
     if not _DIGEST:
         import llvmlite
         import numba
+        from numba.core import config
 
-        h = hashlib.sha256(f"numba {numba.__version__} llvmlite {llvmlite.__version__}".encode())
+        # The compiler, and the settings that change its code but not numba's own key (which
+        # holds the CPU's name and features).
+        h = hashlib.sha256(
+            f"numba {numba.__version__} llvmlite {llvmlite.__version__} opt {config.OPT} "
+            f"boundscheck {config.BOUNDSCHECK} debuginfo {config.DEBUGINFO_DEFAULT}".encode()
+        )
         root = Path(__file__).parents[1]  # pdc/ring
         for path in sorted(root.rglob("*.py")):
             h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
