@@ -311,10 +311,13 @@ def shuffle_outside_own_mask(x, out):
 
 
 def shuffle_diverged_mask(x, out):
-    # The full mask while half the warp waits elsewhere: undefined behaviour.
+    # The full mask while half the warp waits elsewhere (it has a store left to make, so it
+    # has not exited): undefined behaviour.
     i = cuda.grid(1)
+    v = x[i]
     if i % 32 < 16:
-        out[i] = cuda.shfl_down_sync(0xFFFFFFFF, x[i], 1)
+        v = cuda.shfl_down_sync(0xFFFFFFFF, x[i], 1)
+    out[i] = v
 
 
 def shared_atomic_conflicts(values, counts):

@@ -51,7 +51,8 @@ def model(x, partial):
 
 
 def partial_warp(x, partial):
-    """Right sums, but warp 0's second stage runs in 4 lanes under the full mask."""
+    """Right sums, but warp 0's second stage runs in 4 lanes under the full mask while the
+    other 28 wait after it (they have not exited)."""
     warp_sums = cuda.shared.array(WARPS, float32)
     t = cuda.threadIdx.x
     i = cuda.grid(1)
@@ -65,8 +66,8 @@ def partial_warp(x, partial):
         v = warp_sums[t]
         for offset in (2, 1):
             v += cuda.shfl_down_sync(FULL_MASK, v, offset)
-        if t == 0:
-            partial[cuda.blockIdx.x] = v
+    if t == 0:
+        partial[cuda.blockIdx.x] = v
 
 
 def _case(n=300, hidden=False, k=1):

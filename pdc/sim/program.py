@@ -61,11 +61,28 @@ class _Builder:
         self.tm = tir.typemap
         self.ct = tir.calltypes
         cfg = compute_cfg_from_blocks(tir.blocks)
-        order = [lb for lb in loop_order(cfg) if lb in tir.blocks]
+        exits = frozenset(lb for lb, blk in tir.blocks.items() if self._only_returns(blk))
+        order = [lb for lb in loop_order(cfg, exits) if lb in tir.blocks]
         self.rank = {lb: i for i, lb in enumerate(order)}
         self.order = order
         self.statics: dict = {}
         self.prog = Program(tir.name, tir.filename, tir.first_line, [], [], tir, self.statics)
+
+    def _only_returns(self, blk) -> bool:
+        """Whether a block does nothing but return (a constant, a variable, or a cast)."""
+        ir = self.ir
+        if not isinstance(blk.body[-1], ir.Return):
+            return False
+        simple = ir.Const | ir.Global | ir.FreeVar | ir.Var
+        for st in blk.body[:-1]:
+            if isinstance(st, ir.Del):
+                continue
+            v = getattr(st, "value", None)
+            if not isinstance(st, ir.Assign) or not (
+                isinstance(v, simple) or (isinstance(v, ir.Expr) and v.op == "cast")
+            ):
+                return False
+        return True
 
     def line(self, loc) -> int:
         return (getattr(loc, "line", None) or self.tir.first_line) - self.tir.first_line + 1

@@ -1,10 +1,12 @@
 """Warp intrinsics: ``syncwarp``, shuffles, votes, ``match_*_sync``, ``activemask``.
 
 They follow the CUDA programming guide's rules per lane: a lane passes its own ``mask``; it
-must be in that mask, and every lane the mask names must execute the same intrinsic with it
-(converged), or the behaviour is undefined (a "warp" finding). A shuffle that reads a lane
-which is not active, or not in the reading lane's mask, gets an undefined value: reported
-only if that value reaches memory, an address or a branch.
+must be in that mask, and every lane the mask names that has not exited must execute the
+same intrinsic with it (converged), or the behaviour is undefined (a "warp" finding). A lane
+that exited is no such lane: the guide's words are "all non-exited threads named in mask",
+so a full mask after an early return is fine. A shuffle that reads a lane which is not
+active (one that exited included), or not in the reading lane's mask, gets an undefined
+value: reported only if that value reaches memory, an address or a branch.
 """
 
 from __future__ import annotations
@@ -40,18 +42,27 @@ def _mask_check(fr: Frame, mask, what: str, site: str):
             site,
             count=int((own == 0).sum()),
         )
-    missing = mk[lanes] & ~act[lanes]
-    if missing.any():
-        i = int(np.argmax(missing != 0))
+    gone = _bits(~S.alive)[S.warp_of[lanes]]  # exited (or never launched): not waited for
+    missing = mk[lanes] & ~act[lanes] & ~gone
+    # The lanes a mask names that are here must pass that same mask.
+    others = mk.reshape(-1, WARP)[S.warp_of[lanes]] != mk[lanes][:, None]  # (lane, lane j)
+    other = (others.astype(np.int64) << np.arange(WARP, dtype=np.int64)).sum(axis=1)
+    other &= mk[lanes] & act[lanes]
+    for bad, why in ((missing, "are not here (they wait at other code)"), (other, "pass")):
+        if not bad.any():
+            continue
+        i = int(np.argmax(bad != 0))
         k = lanes[i]
-        miss = [j for j in range(WARP) if (int(missing[i]) >> j) & 1]
+        miss = [j for j in range(WARP) if (int(bad[i]) >> j) & 1]
+        if why == "pass":
+            why = f"pass another mask ({int(mk[S.warp_of[k] * WARP + miss[0]]):#x})"
         S.finding(
             "warp",
             f"{what} with mask {int(mk[k]):#x}: lanes {miss[:4]}{'...' if len(miss) > 4 else ''}"
-            " named in the mask are not here (exited, or waiting at other code)",
+            f" named in the mask {why}",
             k,
             site,
-            count=int((missing != 0).sum()),
+            count=int((bad != 0).sum()),
         )
     return mk, act
 
@@ -67,10 +78,13 @@ def syncwarp(b, e, sig, gets, kws, site, line, tgt):
         warps = np.unique(S.warp_of[fr.lanes])
         S.wgen = S.wgen.copy()
         S.wgen[warps] += 1
-        first = fr.lanes[np.searchsorted(S.warp_of[fr.lanes], warps)]
-        wm = mk[first]
-        members = ((wm[:, None] >> np.arange(WARP)) & 1).astype(bool)
-        both = members[:, :, None] & members[:, None, :]
+        # Each lane passes its own mask (two half-warps may sync apart at one call): lanes
+        # i and j are ordered when both are here and each names the other.
+        names = np.zeros((warps.size, WARP), dtype=np.int64)
+        row = np.searchsorted(warps, S.warp_of[fr.lanes])
+        names[row, S.lane[fr.lanes]] = mk[fr.lanes]
+        named = ((names[:, :, None] >> np.arange(WARP)) & 1).astype(bool)  # (warp, i, j)
+        both = named & named.transpose(0, 2, 1)
         gen = S.wgen[warps][:, None, None]
         pg[warps] = np.where(both, gen, pg[warps])
         return None, None

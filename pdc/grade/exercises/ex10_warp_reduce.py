@@ -14,8 +14,10 @@ Criteria of this exercise's own (``Part.judges``):
   between two barriers, than pdc.grade.profile allows beside the model answer's (a lane that
   gathers its warp's 32 values by 31 shuffles loads one element but makes 31 steps, not 5).
 * ``masks``: no "warp" finding. A shuffle whose mask leaves out a lane that executes it, or
-  names a lane that never reaches it (a lane past the end of ``x`` that returned early, the
-  lanes of warp 0 that skip its second stage), reads an undefined value on a GPU.
+  names a lane that is still running but never reaches it (the lanes of warp 0 that skip its
+  second stage and wait after it), is undefined on a GPU. A lane that exited (returned early)
+  may be named: the CUDA programming guide asks it of "all non-exited threads named in
+  mask". Reading such a lane's register is undefined, and fails the case.
 * ``barriers``: a block passes at most one ``syncthreads``; exercise 5's tree passes
   ``log2(TPB) + 1``.
 * ``registers``: the warp stage adds in registers. A thread makes at most ``MAX_SHARED``
@@ -107,10 +109,27 @@ _MASK_HINTS = (
         "take part",
     ),
     (
+        "not in its own mask",
+        "a lane executes a shuffle whose mask leaves that lane out: the mask names every "
+        "lane that executes the call (0xFFFFFFFF for a whole warp)",
+    ),
+    (
         "not at this call",
-        "the full mask names lanes that never execute this shuffle (they returned early or "
-        "skipped the branch): keep every lane of the warp in the shuffle, with 0.0 for "
+        "the full mask names lanes that never execute this shuffle (they skipped the branch "
+        "and wait at other code): keep every lane of the warp in the shuffle, with 0.0 for "
         "elements past the end, or pass a mask of only the lanes that execute it",
+    ),
+    (
+        "are not here",
+        "the full mask names lanes that never execute this shuffle (they skipped the branch "
+        "and wait at other code; lanes that exited would not count): keep every lane of the "
+        "warp in the shuffle, with 0.0 for elements past the end, or pass a mask of only "
+        "the lanes that execute it",
+    ),
+    (
+        "pass another mask",
+        "lanes at one shuffle pass different masks: every lane a mask names must pass that "
+        "same mask (two half-warps may each name only their own 16 lanes)",
     ),
     (
         "wait at another call",
@@ -148,7 +167,7 @@ def _masks(part: Part, results: list) -> tuple[float, str]:
     lines = finding_lines(results, ("warp",), hidden_text)
     if lines:
         return 0.0, "\n".join([f"why: {h}" for h in hints] + lines)  # the rule first
-    return 1.0, "every shuffle's mask names exactly the lanes that execute it"
+    return 1.0, "every shuffle's mask names exactly the lanes that execute it (or exited)"
 
 
 def _spread(part: Part, results: list) -> tuple[float, str]:
@@ -249,7 +268,7 @@ WARP_REDUCE = Exercise(
             titles={
                 "parallel": f"work spread over threads (each loads at most {MAX_LOADS} "
                 "elements of x)",
-                "masks": "shuffle masks name exactly the lanes that execute them",
+                "masks": "shuffle masks name exactly the lanes that execute them (or exited)",
                 "barriers": "one syncthreads per block (shuffles need none)",
                 "registers": "warp stage in registers (no shared-memory tree, "
                 "at most one atomic per warp)",
