@@ -93,3 +93,14 @@ def test_a_ring_notebook_warms_its_ring_and_nothing_else():
         "ring": True,
         "triton": False,
     }, got
+
+
+def test_make_env_warms_the_parts_checked_in_the_notebook(capsys):
+    """``python -m pdc.grade.warm`` (run by ``make env``) compiles or loads each part that
+    is checked in the notebook's own process, and says what it did."""
+    from pdc.grade import warm
+
+    assert warm.main() == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out and all(": compiled or loaded in " in line for line in out), out
+    assert any(line.startswith("06_ring ") for line in out)
