@@ -99,11 +99,8 @@ def _parts_checked_in_this_process() -> list:
 
     return [
         part
-        for key in exs.ALL_KEYS
-        for part in exs.exercise(key).parts
-        if part.warm is not None
-        and part.warm_with is not None
-        and any(m == part.warm_with or m.startswith(part.warm_with + ".") for m in imported)
+        for _, part in exs.warmed_parts()
+        if any(m == part.warm_with or m.startswith(f"{part.warm_with}.") for m in imported)
     ]
 
 

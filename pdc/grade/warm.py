@@ -4,8 +4,8 @@ first check of every exercise at once.
 
 These are the plug-in parts whose check runs in the notebook (``Part.warm_with``): their
 ``warm`` compiles what every check of them compiles besides the student's code, and the
-runtime they use keeps that on disk (``pdc.ring.protocol.jitcache``). The other exercises
-check on pdc.sim's worker, whose compiles are the student's kernel's own.
+runtime they use keeps that on disk. The other exercises check on pdc.sim's worker, whose
+compiles are the student's kernel's own.
 """
 
 from __future__ import annotations
@@ -19,18 +19,16 @@ def main() -> int:
     from pdc.grade import exercises as exs
 
     failed = 0
-    for key in exs.ALL_KEYS:
-        for part in exs.exercise(key).parts:
-            if part.warm is None or part.warm_with is None:
-                continue
-            t0 = time.perf_counter()
-            try:
-                part.warm()
-            except Exception as exc:  # noqa: BLE001 - reported: the check would fail the same way
-                failed += 1
-                print(f"{key} {part.name}: FAILED: {type(exc).__name__}: {exc}")
-                continue
-            print(f"{key} {part.name}: compiled or loaded in {time.perf_counter() - t0:.1f} s")
+    for key, part in exs.warmed_parts():
+        t0 = time.perf_counter()
+        try:
+            assert part.warm is not None  # warmed_parts() gives only parts with one
+            part.warm()
+        except Exception as exc:  # noqa: BLE001 - reported: the check would fail the same way
+            failed += 1
+            print(f"{key} {part.name}: FAILED: {type(exc).__name__}: {exc}")
+            continue
+        print(f"{key} {part.name}: compiled or loaded in {time.perf_counter() - t0:.1f} s")
     return 1 if failed else 0
 
 

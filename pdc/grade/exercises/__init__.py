@@ -79,6 +79,17 @@ def exercise(key: str) -> Exercise:
     return load(key, REGISTRY[key])
 
 
+def warmed_parts() -> list[tuple[str, Part]]:
+    """``(key, part)`` of every part whose in-notebook check runs in the notebook's own
+    process and has a warm-up (``Part.warm`` and ``Part.warm_with``), in course order."""
+    return [
+        (key, part)
+        for key in ALL_KEYS
+        for part in exercise(key).parts
+        if part.warm is not None and part.warm_with is not None
+    ]
+
+
 def find_part(name: str, plugins: bool = False) -> tuple[Exercise, Part]:
     """The exercise and part that grade the kernel called ``name``.
 
@@ -137,4 +148,5 @@ __all__ = [
     "load",
     "public_cases",
     "public_only",
+    "warmed_parts",
 ]

@@ -61,9 +61,9 @@ def ring_digest() -> str:
 
         # The compiler, and the settings that change its code but not numba's own key (which
         # holds the CPU's name and features).
+        settings = [getattr(config, k, None) for k in ("OPT", "BOUNDSCHECK", "DEBUGINFO_DEFAULT")]
         h = hashlib.sha256(
-            f"numba {numba.__version__} llvmlite {llvmlite.__version__} opt {config.OPT} "
-            f"boundscheck {config.BOUNDSCHECK} debuginfo {config.DEBUGINFO_DEFAULT}".encode()
+            f"numba {numba.__version__} llvmlite {llvmlite.__version__} {settings}".encode()
         )
         root = Path(__file__).parents[1]  # pdc/ring
         for path in sorted(root.rglob("*.py")):
