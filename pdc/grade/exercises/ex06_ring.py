@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pdc.grade import spec
 
+from .ring_judge import _judge
 from .ring_run import (
-    _judge,
     _warm,
     handler_from_source,
     precheck,
