@@ -186,3 +186,28 @@ def test_numbas_code_settings_are_in_the_digest(monkeypatch):
     monkeypatch.setattr(config, "BOUNDSCHECK", 1)
     monkeypatch.setattr(jitcache, "_DIGEST", [])
     assert jitcache.ring_digest() != base
+
+
+def test_files_not_written_for_a_month_are_removed_at_the_first_save(tmp_path, monkeypatch):
+    import time
+
+    import numba
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(jitcache, "_PRUNED", [])
+    folder = tmp_path / "pdc" / "ring"
+    folder.mkdir(parents=True)
+    old, recent = folder / "old-abc.py311.nbi", folder / "recent-abc.py311.nbi"
+    for path in (old, recent):
+        path.write_bytes(b"x")
+    month = time.time() - (jitcache.MAX_AGE_DAYS + 1) * 86400
+    os.utime(old, (month, month))
+
+    @numba.njit
+    def piece(x):
+        return x + 1
+
+    jitcache.keep(piece, "a piece of this test", str(tmp_path))
+    assert piece(1) == 2  # compiled and saved: the first save prunes
+    assert not old.exists() and recent.exists()
+    assert len(_files(tmp_path)) == 3  # the recent file, and the new piece's two

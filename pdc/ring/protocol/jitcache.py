@@ -18,9 +18,11 @@ pieces are generated from), numba's and llvmlite's versions, and the caller's de
 of the piece (its generated source, its message types and options). numba adds the
 signature and the CPU it compiled for to each entry.
 
-Files live in ``$XDG_CACHE_HOME/pdc/ring`` (``~/.cache/pdc/ring``). A missing, stale,
-corrupted or unwritable file only costs a compile: the piece is compiled again (and saved
-over it when the folder is writable). ``PDC_RING_CACHE=0`` turns the cache off.
+Files live in ``$XDG_CACHE_HOME/pdc/ring`` (``~/.cache/pdc/ring``), tens of kilobytes per
+piece. A missing, stale, corrupted or unwritable file only costs a compile: the piece is
+compiled again (and saved over it when the folder is writable). Files not written for
+``MAX_AGE_DAYS`` are removed when a process first saves a piece (an edited runtime, a class
+of handlers graded once: they would only pile up). ``PDC_RING_CACHE=0`` turns the cache off.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 import numpy as np
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 
-__all__ = ["cache_dir", "keep", "ring_digest"]
+__all__ = ["MAX_AGE_DAYS", "cache_dir", "keep", "prune", "ring_digest"]
 
 _KEY_ATTR = "_pdc_ring_cache_key"
 
@@ -48,6 +50,24 @@ def cache_dir() -> Path:
 
 
 _DIGEST: list[str] = []
+MAX_AGE_DAYS = 30
+_PRUNED: list[bool] = []
+
+
+def prune(now: float | None = None) -> int:
+    """Remove the kept files not written for ``MAX_AGE_DAYS``; how many were removed."""
+    import time
+
+    limit = (time.time() if now is None else now) - MAX_AGE_DAYS * 86400
+    removed = 0
+    for path in cache_dir().glob("*.nb[ic]"):
+        try:
+            if path.stat().st_mtime < limit:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue  # another process removed or replaced it
+    return removed
 
 
 def ring_digest() -> str:
@@ -132,6 +152,9 @@ class _Cache(FunctionCache):
             return None
 
     def save_overload(self, sig: Any, data: Any) -> None:
+        if not _PRUNED:
+            _PRUNED.append(True)
+            prune()
         for attempt in (1, 2):
             try:
                 with warnings.catch_warnings():
