@@ -21,12 +21,19 @@ import json, sys, threading, time, types
 kind = sys.argv[1]
 if kind != "tool":
     sys.modules["ipykernel"] = types.ModuleType("ipykernel")  # what a Jupyter kernel has loaded
-if kind == "ring-cell":  # the cell running now imports the checks, then the ring
+CELLS = {  # the cell running now, as IPython keeps it
+    "ring-cell": "import pdc\nfrom pdc.grade import check\nfrom pdc.ring import select\n",
+    "triton-cell": "import pdc\nfrom pdc.grade.triton import check\n",
+}
+if kind in CELLS:
     from IPython.core.interactiveshell import InteractiveShell
     shell = InteractiveShell.instance()
-    shell.user_ns["In"] = ["", "import pdc\nfrom pdc.grade import check\nfrom pdc.ring import select\n"]
+    shell.user_ns["In"] = ["", CELLS[kind]]
 import pdc
-from pdc.grade import check
+if kind == "triton-cell":
+    from pdc.grade.triton import check
+else:
+    from pdc.grade import check
 from pdc.grade import zygote
 from pdc.sim import remote
 deadline = time.monotonic() + 120
@@ -104,3 +111,8 @@ def test_make_env_warms_the_parts_checked_in_the_notebook(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out and all(": compiled or loaded in " in line for line in out), out
     assert any(line.startswith("06_ring ") for line in out)
+
+
+def test_a_triton_notebook_starts_its_own_zygotes_and_not_the_simulators():
+    got = _probe_run("triton-cell")
+    assert got["triton"] and not got["worker"] and not got["gate"], got

@@ -30,10 +30,13 @@ def _warm_the_simulator() -> None:
     Jupyter kernel on a machine without a GPU the simulator is then certain, and the worker
     and the compile gate import numba beside the notebook's own import of it, on another
     core. A notebook whose check runs in its own process warms that instead
-    (``_warm_in_this_process``)."""
+    (``_warm_in_this_process``), and one whose cell imports the Triton checks, nothing (they
+    start their own zygotes)."""
     import sys
 
     if "ipykernel" in sys.modules and "numba.cuda" not in sys.modules:
+        if any(m.startswith("pdc.grade.triton") for m in running_cell_imports() or ()):
+            return  # Triton checks: their own zygotes start with pdc.grade.triton
         parts = _parts_checked_in_this_process()
         if parts:
             _warm_in_this_process(parts)
