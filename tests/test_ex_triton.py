@@ -63,12 +63,44 @@ def test_extract_keeps_constexpr_globals_and_refuses_plain_ones():
     assert "SCALE is not a tl operation" in _extract(body, "SCALE = -2.5").problem
     rebound = _extract(body, "SCALE = tl.constexpr(2.0)", "SCALE = 3.0")
     assert "SCALE is not a tl operation" in rebound.problem
-    assert "SCALE" in _extract(body, "SCALE = tl.constexpr(float('nan'))").problem
+    # Triton compiles a constexpr of any number, computed or not (float('nan') included)
+    nan = _extract(body, "SCALE = tl.constexpr(float('nan'))")
+    assert not nan.problem and "SCALE = tl.constexpr(float('nan'))" in nan.text
+    assert "SCALE is not a tl operation" in _extract(body, "SCALE = tl.constexpr(x)").problem
     # the exercise's constants win over the notebook's
     assert (
         "BLOCK = tl.constexpr"
         not in _extract(body, "BLOCK = tl.constexpr(4)", "SCALE = tl.constexpr(1)").text
     )
+
+
+@pytest.mark.parametrize(
+    "cell, text",
+    [
+        ("LOG2E = tl.constexpr(1.0 / 0.6931471805599453)", "LOG2E = tl.constexpr(1.4426950"),
+        ("LOG2E = tl.constexpr(1 / math.log(2))", "LOG2E = tl.constexpr(1.4426950"),
+        ("LOG2E: tl.constexpr = tl.constexpr(2 ** 0.5)", "LOG2E = tl.constexpr(1.41421356"),
+        ("LOG2E = tl.constexpr(-float('inf'))", "LOG2E = tl.constexpr(float('-inf'))"),
+    ],
+)
+def test_extract_keeps_constexprs_computed_from_numbers(cell, text):
+    """Triton's compiler takes any constexpr global; the grader computes the number itself."""
+    found = _extract("tl.store(x_ptr, tl.load(x_ptr) * LOG2E)\n", "import math", cell)
+    assert not found.problem and text in found.text
+
+
+def test_extract_keeps_module_constants_and_print():
+    """``-np.inf``, ``math.pi`` and ``print`` compile in a Triton kernel (a module's float
+    attribute is a constant; print is tl.device_print); other uses of the modules do not."""
+    body = "v = tl.load(x_ptr, mask=n > 0, other=-np.inf)\nprint('v', v)\n"
+    found = _extract(body + "tl.store(x_ptr, v * m.pi)\n", "import numpy as np", "import math as m")
+    assert not found.problem
+    assert "import numpy as np" in found.text and "import math as m" in found.text
+    assert "np is not a tl operation" in _extract("v = np.exp(1.0)\n", "import numpy as np").problem
+    assert "np is not a tl operation" in _extract("v = np\n", "import numpy as np").problem
+    assert "np is not a tl operation" in _extract("v = -np.inf\n").problem  # never imported
+    rebound = _extract("v = -np.inf\n", "import numpy as np", "np = 3")
+    assert "np is not a tl operation" in rebound.problem
 
 
 def test_extract_keeps_libdevice_imported_as_triton_documents_it():

@@ -1281,3 +1281,184 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
         ),
     }
 )
+
+SM_HEAD = """@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+"""
+
+SM_BODY = """    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask, other=NEG)
+        new_m = tl.maximum(m, tl.max(x, axis=0))
+        s = s * EXP(m - new_m) + tl.sum(EXP(x - new_m), axis=0)
+        m = new_m
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask, other=NEG)
+        tl.store(y_ptr + row * y_stride + start + cols, EXP(x - m) / s, mask=mask)
+"""
+
+SM_INIT = """    m = tl.max(tl.full([BLOCK], NEG, tl.float32), axis=0)
+    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
+"""
+
+
+def _sm(neg="-float('inf')", exp="tl.exp", extra=""):
+    return SM_HEAD + extra + (SM_INIT + SM_BODY).replace("NEG", neg).replace("EXP", exp)
+
+
+MM_HEAD = """@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                  stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+"""
+
+MM_TAIL = """    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * stride_am + (k0 + rk)[None, :] * stride_ak,
+                    mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * stride_bk + rn[None, :] * stride_bn,
+                    mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+"""
+
+CASES.update(
+    {
+        "hof_sm_leftover_device_print": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            kernel=_sm(extra='    if row == 0:\n        tl.device_print("n_cols", n_cols)\n'),
+        ),
+        "hof_sm_leftover_builtin_print": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,  # Triton compiles print() in a kernel as tl.device_print
+            kernel=_sm(extra='    if row == 0:\n        print("first row", row)\n'),
+        ),
+        "hof_sm_numpy_inf": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,  # np.inf is a float: Triton reads module attributes as constants
+            kernel=_sm(neg="-np.inf"),
+        ),
+        "hof_sm_math_inf": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            extra_cells=["import math"],
+            kernel=_sm(neg="-math.inf"),
+        ),
+        "hof_sm_libdevice_attribute_path": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            kernel=_sm(exp="tl.extra.cuda.libdevice.exp"),
+        ),
+        "hof_sm_static_and_device_asserts": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            kernel=_sm(
+                extra="    tl.static_assert(BLOCK % 32 == 0)\n"
+                '    tl.device_assert(n_cols > 0, "empty row")\n'
+            ),
+        ),
+        "hof_sm_annotated_constexpr_global": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            extra_cells=["NEG_INF: tl.constexpr = tl.constexpr(float('-inf'))"],
+            kernel=_sm(neg="NEG_INF"),
+        ),
+        "hof_sm_constexpr_of_an_expression": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            extra_cells=["LOG2E = tl.constexpr(1.0 / 0.6931471805599453)"],
+            kernel="@triton.jit\ndef exp_(v):\n    return tl.exp2(v * LOG2E)\n\n\n" + _sm(exp="exp_"),
+        ),
+        "hof_sm_float64_accumulation": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            kernel=SM_HEAD
+            + """    m = tl.max(tl.full([BLOCK], -float("inf"), tl.float64), axis=0)
+    s = tl.sum(tl.zeros([BLOCK], tl.float64), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask, other=-float("inf"))
+        x = x.to(tl.float64)
+        new_m = tl.maximum(m, tl.max(x, axis=0))
+        s = s * tl.exp(m - new_m) + tl.sum(tl.exp(x - new_m), axis=0)
+        m = new_m
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask, other=-float("inf"))
+        y = tl.exp(x.to(tl.float64) - m) / s
+        tl.store(y_ptr + row * y_stride + start + cols, y.to(tl.float32), mask=mask)
+""",
+        ),
+        "hof_sm_stores_with_x_stride": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="",
+            kernel=_sm().replace("y_ptr + row * y_stride", "y_ptr + row * x_stride"),
+        ),
+        "hof_mm_swizzle2d": dict(
+            exercise="13_triton_matmul",
+            part="matmul_kernel",
+            full=True,
+            kernel=MM_HEAD
+            + """    grid_m = tl.cdiv(M, BLOCK_M)
+    grid_n = tl.cdiv(N, BLOCK_N)
+    pid_m, pid_n = tl.swizzle2d(pid // grid_n, pid % grid_n, grid_m, grid_n, GROUP_M)
+"""
+            + MM_TAIL,
+        ),
+        "hof_mm_group_of_eight_hardcoded": dict(
+            exercise="13_triton_matmul",
+            part="matmul_kernel",
+            fail=["l2"],
+            passes=["public", "hidden", "bounds", "memory"],
+            reason="GROUP_M",
+            kernel=MM_HEAD
+            + """    grid_m = tl.cdiv(M, BLOCK_M)
+    grid_n = tl.cdiv(N, BLOCK_N)
+    pid_m, pid_n = tl.swizzle2d(pid // grid_n, pid % grid_n, grid_m, grid_n, 8)
+"""
+            + MM_TAIL,
+        ),
+        "hof_mm_tl_range_num_stages_helper_pids": dict(
+            exercise="13_triton_matmul",
+            part="matmul_kernel",
+            full=True,
+            kernel="""@triton.jit
+def grouped_pids(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    in_group = GROUP_M * num_pid_n
+    first = (pid // in_group) * GROUP_M
+    size = min(num_pid_m - first, GROUP_M)
+    return first + (pid % in_group) % size, (pid % in_group) // size
+
+
+"""
+            + MM_HEAD
+            + "    pid_m, pid_n = grouped_pids(pid, M, N, BLOCK_M, BLOCK_N, GROUP_M)\n"
+            + MM_TAIL.replace(
+                "for k0 in range(0, K, BLOCK_K):", "for k0 in tl.range(0, K, BLOCK_K, num_stages=2):"
+            ),
+        ),
+    }
+)
