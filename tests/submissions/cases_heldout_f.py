@@ -1384,7 +1384,8 @@ CASES.update(
             part="softmax_kernel",
             full=True,
             extra_cells=["LOG2E = tl.constexpr(1.0 / 0.6931471805599453)"],
-            kernel="@triton.jit\ndef exp_(v):\n    return tl.exp2(v * LOG2E)\n\n\n" + _sm(exp="exp_"),
+            kernel="@triton.jit\ndef exp_(v):\n    return tl.exp2(v * LOG2E)\n\n\n"
+            + _sm(exp="exp_"),
         ),
         "hof_sm_float64_accumulation": dict(
             exercise="12_triton_softmax",
@@ -1457,8 +1458,259 @@ def grouped_pids(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_
             + MM_HEAD
             + "    pid_m, pid_n = grouped_pids(pid, M, N, BLOCK_M, BLOCK_N, GROUP_M)\n"
             + MM_TAIL.replace(
-                "for k0 in range(0, K, BLOCK_K):", "for k0 in tl.range(0, K, BLOCK_K, num_stages=2):"
+                "for k0 in range(0, K, BLOCK_K):",
+                "for k0 in tl.range(0, K, BLOCK_K, num_stages=2):",
             ),
+        ),
+    }
+)
+
+CASES.update(
+    {
+        "hof_block_sum_keyword_shared_floor_ceil_loop": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(shape=(TPB,), dtype=float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.size else 0
+    cuda.syncthreads()
+    levels = -(-math.log2(TPB) // 1)  # a float: ceil by floor division of negatives
+    for level in range(int(levels)):
+        half = TPB >> (level + 1)
+        if t < half:
+            s[t] += s[t + half]
+        cuda.syncthreads()
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+""",
+            extra_cells=["import math"],
+        ),
+        "hof_matmul_tiled_ceil_by_negative_floor_division": dict(
+            exercise="03_matmul",
+            part="matmul_tiled",
+            full=True,
+            kernel="""
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array(shape=(TILE, TILE), dtype=float32)
+    sB = cuda.shared.array(shape=(TILE, TILE), dtype=float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    col, row = cuda.grid(2)
+    m, kk = A.shape
+    n = B.shape[1]
+    acc = float32(0.0)
+    for t in range(-(-kk // TILE)):  # floor division rounds toward -inf: a ceiling
+        k = t * TILE + tx
+        sA[ty, tx] = A[row, k] if row < m and k < kk else float32(0.0)
+        k = t * TILE + ty
+        sB[ty, tx] = B[k, col] if k < kk and col < n else float32(0.0)
+        cuda.syncthreads()
+        for j in range(TILE):
+            acc += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    if row < m and col < n:
+        C[row, col] = acc
+""",
+        ),
+        "hof_matmul_tiled_math_ceil_tiles": dict(
+            exercise="03_matmul",
+            part="matmul_tiled",
+            full=True,
+            extra_cells=["import math"],
+            kernel="""
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sB = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    col, row = cuda.grid(2)
+    m, kk = A.shape
+    n = B.shape[1]
+    acc = float32(0.0)
+    for t in range(math.ceil(kk / TILE)):  # numba's math.ceil gives an int
+        k = t * TILE + tx
+        sA[ty, tx] = A[row, k] if row < m and k < kk else float32(0.0)
+        k = t * TILE + ty
+        sB[ty, tx] = B[k, col] if k < kk and col < n else float32(0.0)
+        cuda.syncthreads()
+        for j in range(TILE):
+            acc += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    if row < m and col < n:
+        C[row, col] = acc
+""",
+        ),
+        "hof_matmul_naive_row_and_column_views": dict(
+            exercise="03_matmul",
+            part="matmul_naive",
+            full=True,
+            kernel="""
+@cuda.jit
+def matmul_naive(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        a = A[row, :]  # a row of A
+        b = B.T[col]  # a column of B, through the transpose
+        acc = float32(0.0)
+        for k in range(a.shape[0]):
+            acc += a[k] * b[k]
+        C[row, col] = acc
+""",
+        ),
+        "hof_conv1d_reversed_filter_view_enumerate": dict(
+            exercise="02_conv1d",
+            part="conv1d",
+            full=True,
+            kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    i = cuda.grid(1)
+    n = x.size
+    if i < n:
+        r = w.size // 2
+        wf = w[::-1]  # the flipped filter, a view with a negative stride
+        acc = float32(0.0)
+        for j, wv in enumerate(wf):
+            src = i - r + j
+            if 0 <= src < n:
+                acc += wv * x[src]
+        out[i] = acc
+""",
+        ),
+        "hof_conv1d_window_slice": dict(
+            exercise="02_conv1d",
+            part="conv1d",
+            full=True,
+            kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    i = cuda.grid(1)
+    n, k = x.size, w.size
+    if i < n:
+        r = k // 2
+        lo = max(i - r, 0)
+        win = x[lo : i + r + 1]  # the part of the window inside the signal
+        acc = float32(0.0)
+        for j in range(win.size):
+            acc += win[j] * w[i + r - (lo + j)]
+        out[i] = acc
+""",
+        ),
+        "hof_saxpy_in_range_guard": dict(
+            exercise="01_elementwise",
+            part="saxpy",
+            full=True,
+            kernel="""
+@cuda.jit
+def saxpy(alpha, x, y, out):
+    i = cuda.grid(1)
+    if i in range(out.size):
+        out[i] = alpha * x[i] + y[i]
+""",
+        ),
+        "hof_block_sum_last_four_lanes_ballot_mask": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            full=True,  # lanes 2 and 3 read lanes 4, 5 outside the mask: undefined, unused
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    warp_sums = cuda.shared.array(4, float32)
+    t = cuda.threadIdx.x
+    lane = t % 32
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    for off in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, off)
+    if lane == 0:
+        warp_sums[t // 32] = v
+    cuda.syncthreads()
+    if t < 32:
+        mask = cuda.ballot_sync(0xFFFFFFFF, t < 4)
+        if t < 4:
+            w = warp_sums[t]
+            w += cuda.shfl_down_sync(mask, w, 2)
+            w += cuda.shfl_down_sync(mask, w, 1)
+            if t == 0:
+                partial[cuda.blockIdx.x] = w
+""",
+        ),
+        "hof_block_sum_full_mask_four_lanes": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            # A full mask where only lanes 0..3 arrive: undefined behaviour, which
+            # compute-sanitizer's synccheck reports.
+            fail=["sync"],
+            passes=[],
+            reason="mask",
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    warp_sums = cuda.shared.array(4, float32)
+    t = cuda.threadIdx.x
+    lane = t % 32
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    for off in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, off)
+    if lane == 0:
+        warp_sums[t // 32] = v
+    cuda.syncthreads()
+    if t < 4:
+        w = warp_sums[t]
+        w += cuda.shfl_down_sync(0xFFFFFFFF, w, 2)
+        w += cuda.shfl_down_sync(0xFFFFFFFF, w, 1)
+        if t == 0:
+            partial[cuda.blockIdx.x] = w
+""",
+        ),
+        "hof_blur2d_tiled_keyword_shared_tuple_clamp_helper": dict(
+            exercise="04_conv2d",
+            part="blur2d_tiled",
+            full=True,
+            kernel="""
+@cuda.jit(device=True, inline=True)
+def clamp2(y, x, h, wd):
+    if y < 0:
+        y = 0
+    elif y >= h:
+        y = h - 1
+    if x < 0:
+        return y, 0
+    if x >= wd:
+        return y, wd - 1
+    return y, x
+
+
+@cuda.jit
+def blur2d_tiled(img, w, out):
+    tile = cuda.shared.array(shape=(HALO, HALO), dtype=float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    h, wd = img.shape
+    oy = cuda.blockIdx.y * TILE - R
+    ox = cuda.blockIdx.x * TILE - R
+    ly = ty
+    while ly < HALO:
+        lx = tx
+        while lx < HALO:
+            y, x = clamp2(oy + ly, ox + lx, h, wd)
+            tile[ly, lx] = img[y, x]
+            lx += TILE
+        ly += TILE
+    cuda.syncthreads()
+    col, row = cuda.grid(2)
+    if row < h and col < wd:
+        acc = float32(0.0)
+        for dy in range(-R, R + 1):
+            for dx in range(-R, R + 1):
+                acc += w[dy + R, dx + R] * tile[ty + R + dy, tx + R + dx]
+        out[row, col] = acc
+""",
         ),
     }
 )
