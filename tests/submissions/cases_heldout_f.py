@@ -1714,3 +1714,168 @@ def blur2d_tiled(img, w, out):
         ),
     }
 )
+
+CASES.update(
+    {
+        "hof_block_sum_warpsize_broadcast_while_true": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    sums = cuda.shared.array(32, float32)
+    t = cuda.threadIdx.x
+    lane = t % cuda.warpsize
+    warp = t // cuda.warpsize
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0.0)
+    off = cuda.warpsize // 2
+    while True:
+        v += cuda.shfl_xor_sync(0xFFFFFFFF, v, off)
+        off >>= 1
+        if off == 0:
+            break
+    v = cuda.shfl_sync(0xFFFFFFFF, v, 0)  # every lane holds its warp's sum
+    if lane == warp:
+        sums[warp] = v
+    cuda.syncthreads()
+    if t == 0:
+        total = float32(0.0)
+        for w in range(cuda.blockDim.x // cuda.warpsize):
+            total += sums[w]
+        partial[cuda.blockIdx.x] = total
+""",
+        ),
+        "hof_block_sum_syncthreads_count_loop": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            full=True,
+            kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.size else 0.0
+    stride = TPB // 2
+    # the barrier also counts the threads still adding: the loop ends when none is
+    while cuda.syncthreads_count(np.int32(t < stride)) > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        stride //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+""",
+        ),
+        "hof_matmul_naive_row_view_to_helper_defaults": dict(
+            exercise="03_matmul",
+            part="matmul_naive",
+            full=True,
+            kernel="""
+@cuda.jit(device=True, inline="always")
+def dot(a, B, col, start=0):
+    acc = float32(0.0)
+    for k in range(start, a.size):
+        acc += a[k] * B[k, col]
+    return acc
+
+
+@cuda.jit
+def matmul_naive(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = dot(A[row], B, col=col)  # a view of one row
+""",
+        ),
+        "hof_saxpy_fastmath": dict(
+            exercise="01_elementwise",
+            part="saxpy",
+            full=True,
+            kernel="""
+@cuda.jit(fastmath=True)
+def saxpy(alpha, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = alpha * x[i] + y[i]
+""",
+        ),
+        "hof_blur2d_three_way_max_continue": dict(
+            exercise="04_conv2d",
+            part="blur2d",
+            full=True,
+            kernel="""
+@cuda.jit
+def blur2d(img, w, out):
+    col, row = cuda.grid(2)
+    h, wd = img.shape
+    if row < h and col < wd:
+        k = w.shape[0]
+        r = k // 2
+        acc = float32(0.0)
+        for dy in range(k):
+            y = min(max(row + dy - r, 0, 0), h - 1)
+            for dx in range(k):
+                wv = w[dy, dx]
+                if wv == 0.0:
+                    continue  # nothing to add
+                x = max(min(col + dx - r, wd - 1), 0)
+                acc += wv * img[y, x]
+        out[row, col] = acc
+""",
+        ),
+        "hof_conv1d_for_else_round": dict(
+            exercise="02_conv1d",
+            part="conv1d",
+            full=True,
+            kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        r = round(w.size / 2 - 0.5)  # an int in numba: (K - 1) / 2 exactly
+        acc = float32(0.0)
+        for j in range(w.size):
+            src = i + r - j
+            if src < 0:
+                break  # the taps left are further left still
+            if src < x.size:
+                acc += w[j] * x[src]
+        else:
+            acc += float32(0.0)
+        out[i] = acc
+""",
+        ),
+        "hof_sm_block_pointer_advance": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            kernel="""
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    src = tl.make_block_ptr(x_ptr + row * x_stride, shape=(n_cols,), strides=(1,),
+                            offsets=(0,), block_shape=(BLOCK,), order=(0,))
+    m = tl.max(tl.full([BLOCK], -float("inf"), tl.float32), axis=0)
+    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        x = tl.load(src, boundary_check=(0,), padding_option="zero")
+        x = tl.where(start + cols < n_cols, x, -float("inf"))
+        new_m = tl.maximum(m, tl.max(x, axis=0))
+        s = s * tl.exp(m - new_m) + tl.sum(tl.exp(x - new_m), axis=0)
+        m = new_m
+        src = tl.advance(src, (BLOCK,))
+    src = tl.make_block_ptr(x_ptr + row * x_stride, shape=(n_cols,), strides=(1,),
+                            offsets=(0,), block_shape=(BLOCK,), order=(0,))
+    dst = tl.make_block_ptr(y_ptr + row * y_stride, shape=(n_cols,), strides=(1,),
+                            offsets=(0,), block_shape=(BLOCK,), order=(0,))
+    for start in range(0, n_cols, BLOCK):
+        x = tl.load(src, boundary_check=(0,))
+        tl.store(dst, tl.exp(x - m) / s, boundary_check=(0,))
+        src = tl.advance(src, (BLOCK,))
+        dst = tl.advance(dst, (BLOCK,))
+""",
+        ),
+    }
+)
