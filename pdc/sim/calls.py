@@ -17,7 +17,7 @@ from pdc.sim.frontend import Unsupported, callee_ir, dtype_of, is_scalar
 from pdc.sim.iters import Enumerate, RangeIt
 from pdc.sim.machine import Dim3V
 
-_BUILTINS = {abs, min, max, int, float, bool, complex, round, pow, divmod}
+_BUILTINS = {abs, min, max, sum, int, float, bool, complex, round, pow, divmod}
 
 
 def _name(obj) -> str:

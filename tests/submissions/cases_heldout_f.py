@@ -1879,3 +1879,28 @@ def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr
         ),
     }
 )
+
+CASES.update(
+    {
+        "hof_blur2d_radius_from_max_of_shape": dict(
+            exercise="04_conv2d",
+            part="blur2d",
+            full=True,  # max of a tuple, as numba-cuda compiles it
+            kernel="""
+@cuda.jit
+def blur2d(img, w, out):
+    col, row = cuda.grid(2)
+    h, wd = img.shape
+    if row < h and col < wd:
+        r = max(w.shape) // 2
+        acc = float32(0.0)
+        for dy in range(-r, r + 1):
+            y = min(max(row + dy, 0), h - 1)
+            for dx in range(-r, r + 1):
+                x = min(max(col + dx, 0), wd - 1)
+                acc += w[r + dy, r + dx] * img[y, x]
+        out[row, col] = acc
+""",
+        ),
+    }
+)
