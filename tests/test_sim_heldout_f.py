@@ -151,3 +151,17 @@ def test_scalar_functions_numba_cuda_compiles():
     np.testing.assert_array_equal(out[:, 5], (i & 5) + (i << 2) + ~i)
     np.testing.assert_array_equal(out[:, 6], (x > 0.5) + 10 * ((i != 0) & True))
     np.testing.assert_allclose(out[:, 7], np.arcsinh(x), rtol=1e-6)
+
+
+def complex_of_two(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        z = complex(x[i], 1.0)
+        out[i] = abs(z * z)
+
+
+def test_complex_of_a_real_and_an_imaginary_part():
+    x = np.linspace(-1, 2, 8).astype(np.float32)
+    out = np.zeros(8, np.float64)
+    assert _kinds(sim.launch(complex_of_two, 1, 32, (x, out))) == {}
+    np.testing.assert_allclose(out, x.astype(np.float64) ** 2 + 1, rtol=1e-12)

@@ -398,6 +398,8 @@ def builtin(fn, sig):
             return cast(out, tr)
 
         return mm
+    if fn is complex and len(sig.args) == 2:  # complex(re, im)
+        return lambda a, b: cast(np.asarray(a) + 1j * np.asarray(b), tr)
     if fn in (int, float, bool, complex):
         return lambda a: cast(conv([a])[0], tr)
     if fn is round:
