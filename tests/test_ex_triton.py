@@ -155,6 +155,43 @@ def test_libdevice_runs_on_the_interpreter_as_tl_operations():
     assert run.stdout.startswith("True"), run.stdout
 
 
+MEMBER_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import numpy as np, torch, triton, triton.language as tl
+from pdc.grade.triton import interp
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    r = tl.arange(0, 8)
+    x = tl.load(x_ptr + r)
+    tl.store(y_ptr + r, x.exp() + x.sqrt() + x.log2().floor() + x.cos() + (x - x.max(0)).exp2())
+
+x = torch.linspace(0.5, 4.0, 8)
+y = torch.zeros(8)
+trace = interp.Trace()
+trace.watch("x", x)
+trace.watch("y", y)
+with interp.tracing(trace):
+    k[(1,)](x, y)
+v = x.double().numpy()
+want = np.exp(v) + np.sqrt(v) + np.floor(np.log2(v)) + np.cos(v) + np.exp2(v - v.max())
+print(np.allclose(y.numpy(), want, rtol=1e-5), trace.out_of_range)
+"""
+
+
+@needs_triton
+def test_tensor_methods_run_on_the_interpreter_as_the_compiler_takes_them():
+    """``x.exp()`` compiles (a method forwarding to tl.exp); Triton's interpreter alone
+    leaves it unpatched: the grader's tracing patches it as the function it forwards to."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run(
+        [sys.executable, "-c", MEMBER_SCRIPT], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["True", "0"], run.stdout
+
+
 def test_tf32_keeps_ten_bits_of_mantissa_rounded_to_nearest():
     from pdc.grade.triton.interp import tf32
 

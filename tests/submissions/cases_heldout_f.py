@@ -1904,3 +1904,138 @@ def blur2d(img, w, out):
         ),
     }
 )
+
+CASES.update(
+    {
+        "hof_block_sum_names_from_numba_cuda": dict(
+            exercise="05_reduction",
+            part="block_sum",
+            full=True,
+            extra_cells=["from numba.cuda import jit, grid, syncthreads"],
+            kernel="""
+@jit
+def block_sum(x, partial):
+    \"\"\"partial[b] = the sum of block b's slice of x.\"\"\"
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = grid(1)
+    s[t] = x[i] if i < x.size else float32(0.0)
+    syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        syncthreads()
+        stride //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+""",
+        ),
+        "hof_conv1d_helper_in_later_cell_numba_alias": dict(
+            exercise="02_conv1d",
+            part="conv1d",
+            full=True,
+            extra_after=[
+                """
+@nc.jit(device=True)
+def tap(x, j):
+    # zero outside the signal
+    return x[j] if 0 <= j < x.size else numba.float32(0)
+"""
+            ],
+            extra_cells=["import numba\nimport numba.cuda as nc"],
+            kernel="""
+@nc.jit()
+def conv1d(x: np.ndarray, w: np.ndarray, out: np.ndarray) -> None:
+    i = nc.grid(1)
+    if i < out.size:
+        r = w.size // 2
+        acc = numba.float32(0)
+        for j in range(w.size):
+            acc += w[j] * tap(x, i + r - j)
+        out[i] = acc
+""",
+        ),
+        "hof_matmul_naive_from_math_import": dict(
+            exercise="03_matmul",
+            part="matmul_naive",
+            full=True,
+            extra_cells=["from math import fsum, fabs\nROWS_PER_BLOCK = TILE"],
+            kernel="""
+@cuda.jit
+def matmul_naive(A, B, C):
+    row = cuda.blockIdx.y * ROWS_PER_BLOCK + cuda.threadIdx.y
+    col = cuda.blockIdx.x * ROWS_PER_BLOCK + cuda.threadIdx.x
+    if row < C.shape[0] and col < C.shape[1]:
+        pos = float32(0.0)
+        neg = float32(0.0)
+        for k in range(A.shape[1]):
+            p = A[row, k] * B[k, col]
+            if p >= 0:
+                pos += p
+            else:
+                neg += fabs(p)  # positive and negative terms apart, then one subtraction
+        C[row, col] = pos - neg
+""",
+        ),
+    }
+)
+
+CASES.update(
+    {
+        "hof_sm_tensor_member_functions": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            kernel="""
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = tl.full((BLOCK,), float("-inf"), dtype=tl.float32).max(0)
+    s = tl.zeros((BLOCK,), dtype=tl.float32).sum(0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask, other=float("-inf"),
+                    cache_modifier=".cg")
+        new_m = tl.maximum(m, x.max(0))
+        s = s * (m - new_m).exp() + (x - new_m).exp().sum(0)
+        m = new_m
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask, other=float("-inf"))
+        tl.store(y_ptr + row * y_stride + start + cols, (x - m).exp() / s, mask=mask)
+""",
+        ),
+        "hof_sm_tl_softmax_one_block_else_online": dict(
+            exercise="12_triton_softmax",
+            part="softmax_kernel",
+            full=True,
+            kernel="""
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    src = x_ptr + row * x_stride
+    dst = y_ptr + row * y_stride
+    if n_cols <= BLOCK:
+        mask = cols < n_cols
+        x = tl.load(src + cols, mask=mask, other=-float("inf"))
+        tl.store(dst + cols, tl.softmax(x), mask=mask)  # Triton's own, for one block
+    else:
+        m = tl.max(tl.full([BLOCK], -float("inf"), tl.float32), axis=0)
+        s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
+        for start in range(0, n_cols, BLOCK):
+            mask = start + cols < n_cols
+            x = tl.load(src + start + cols, mask=mask, other=-float("inf"))
+            new_m = tl.maximum(m, tl.max(x, axis=0))
+            s = s * tl.exp(m - new_m) + tl.sum(tl.exp(x - new_m), axis=0)
+            m = new_m
+        for start in range(0, n_cols, BLOCK):
+            mask = start + cols < n_cols
+            x = tl.load(src + start + cols, mask=mask, other=-float("inf"))
+            tl.store(dst + start + cols, tl.exp(x - m) / s, mask=mask)
+""",
+        ),
+    }
+)
