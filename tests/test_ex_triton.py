@@ -192,6 +192,55 @@ def test_tensor_methods_run_on_the_interpreter_as_the_compiler_takes_them():
     assert run.stdout.split() == ["True", "0"], run.stdout
 
 
+BUILTIN_MINMAX_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import pathlib, sys
+import numpy as np, torch
+from pdc.grade.triton import interp
+from pdc.ptx.triton_build import load_module
+
+TEXT = (
+    "import triton\\n"
+    "import triton.language as tl\\n"
+    "@triton.jit\\n"
+    "def k(x_ptr, y_ptr, n):\\n"
+    "    r = tl.arange(0, 8)\\n"
+    "    x = tl.load(x_ptr + r)\\n"
+    "    v = min(x, 2.0) + max(x, 1.0, x * 0.5) + min(r, n - 1) + max(3, 5)\\n"
+    "    tl.store(y_ptr + r, v)\\n"
+)
+module = load_module(TEXT, pathlib.Path(sys.argv[1]), "minmax_kernels")
+interp.compiled_builtins(vars(module))
+x = torch.linspace(0.0, 3.5, 8)
+y = torch.zeros(8)
+trace = interp.Trace()
+trace.watch("x", x)
+trace.watch("y", y)
+with interp.tracing(trace):
+    module.k[(1,)](x, y, 5)
+v = x.numpy()
+want = np.minimum(v, 2) + np.maximum(np.maximum(v, 1), v * 0.5) + np.minimum(np.arange(8), 4) + 5
+print(np.allclose(y.numpy(), want, rtol=1e-6))
+"""
+
+
+@needs_triton
+def test_builtin_min_and_max_of_tensors_run_as_the_compiler_reads_them(tmp_path):
+    """Triton compiles ``min(rm, M - 1)`` as tl.minimum element by element; the interpreter
+    would run Python's min, which compares whole tensors and returns one of them."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run(
+        [sys.executable, "-c", BUILTIN_MINMAX_SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "True", run.stdout
+
+
 def test_tf32_keeps_ten_bits_of_mantissa_rounded_to_nearest():
     from pdc.grade.triton.interp import tf32
 

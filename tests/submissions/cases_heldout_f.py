@@ -2039,3 +2039,33 @@ def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr
         ),
     }
 )
+
+CASES.update(
+    {
+        "hof_mm_builtin_min_clamps_offsets": dict(
+            exercise="13_triton_matmul",
+            part="matmul_kernel",
+            full=True,  # Triton compiles min(tensor, scalar) elementwise (tl.minimum)
+            kernel=MM_HEAD
+            + """    grid_m = tl.cdiv(M, BLOCK_M)
+    grid_n = tl.cdiv(N, BLOCK_N)
+    pid_m, pid_n = tl.swizzle2d(pid // grid_n, pid % grid_n, grid_m, grid_n, GROUP_M)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    am = min(rm, M - 1)  # rows past the end read the last row; never stored
+    bn = min(rn, N - 1)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + rk
+        a = tl.load(a_ptr + am[:, None] * stride_am + kk[None, :] * stride_ak,
+                    mask=kk[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * stride_bk + bn[None, :] * stride_bn,
+                    mask=kk[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+""",
+        ),
+    }
+)

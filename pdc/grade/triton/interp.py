@@ -182,6 +182,30 @@ def _builtin_within(member):
     return None
 
 
+def compiled_builtins(namespace: dict) -> None:
+    """Bind ``min`` and ``max`` in a kernel module's ``namespace`` as Triton's compiler reads
+    them: over tensors, ``tl.minimum`` / ``tl.maximum`` element by element (Triton's
+    ``builtin_min``); over plain numbers, Python's. The interpreter runs a kernel as Python,
+    where ``min(rm, M - 1)`` would compare whole tensors and return one of them."""
+    import builtins
+
+    import triton.language as tl
+
+    def as_compiled(python, name):
+        def f(*args, **kwargs):
+            if not any(isinstance(a, tl.tensor) for a in args) or len(args) < 2 or kwargs:
+                return python(*args, **kwargs)
+            out = args[0]
+            for a in args[1:]:
+                out = getattr(tl, name)(out, a)  # looked up now: patched while a kernel runs
+            return out
+
+        return f
+
+    namespace["min"] = as_compiled(builtins.min, "minimum")
+    namespace["max"] = as_compiled(builtins.max, "maximum")
+
+
 @contextmanager
 def tracing(trace: Trace):
     """Route the interpreter's loads and stores through ``trace`` while the block runs."""
