@@ -30,26 +30,6 @@ def saxpy(alpha, x, y, out):
         out[i] = alpha * x[i] + y[i]
 """,
         ),
-        "hof_conv1d_reversed_filter_view_enumerate": dict(
-            exercise="02_conv1d",
-            part="conv1d",
-            full=True,
-            kernel="""
-@cuda.jit
-def conv1d(x, w, out):
-    i = cuda.grid(1)
-    n = x.size
-    if i < n:
-        r = w.size // 2
-        wf = w[::-1]  # the flipped filter, a view with a negative stride
-        acc = float32(0.0)
-        for j, wv in enumerate(wf):
-            src = i - r + j
-            if 0 <= src < n:
-                acc += wv * x[src]
-        out[i] = acc
-""",
-        ),
         "hof_matmul_naive_row_and_column_views": dict(
             exercise="03_matmul",
             part="matmul_naive",
@@ -124,6 +104,67 @@ def matmul_tiled(A, B, C):
         C[row, col] = acc
 """,
         ),
+        "hof_gaming_matmul_naive_thread_zero_computes_tile": dict(
+            exercise="03_matmul",
+            part="matmul_naive",
+            # stores one element per thread; one thread computed the whole tile
+            fail=["parallel"],
+            passes=["public", "hidden", "bounds"],
+            gaming="work spread",
+            reason="one thread",
+            kernel="""
+@cuda.jit
+def matmul_naive(A, B, C):
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    r0, c0 = cuda.blockIdx.y * TILE, cuda.blockIdx.x * TILE
+    m, n = C.shape
+    if tx == 0 and ty == 0:  # one thread computes the block's whole tile of C
+        for a in range(TILE):
+            for b in range(TILE):
+                if r0 + a < m and c0 + b < n:
+                    acc = float32(0.0)
+                    for k in range(A.shape[1]):
+                        acc += A[r0 + a, k] * B[k, c0 + b]
+                    tile[a, b] = acc
+    cuda.syncthreads()
+    if r0 + ty < m and c0 + tx < n:
+        C[r0 + ty, c0 + tx] = tile[ty, tx]  # every thread stores one element
+""",
+        ),
+        "hof_gaming_blur2d_thread_zero_computes_tile": dict(
+            exercise="04_conv2d",
+            part="blur2d",
+            # stores one element per thread; one thread computed the whole tile
+            fail=["parallel"],
+            passes=["public", "hidden", "bounds"],
+            gaming="work spread",
+            reason="one thread",
+            kernel="""
+@cuda.jit
+def blur2d(img, w, out):
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    r0, c0 = cuda.blockIdx.y * TILE, cuda.blockIdx.x * TILE
+    h, wd = img.shape
+    k = w.shape[0]
+    r = k // 2
+    if tx == 0 and ty == 0:
+        for a in range(TILE):
+            for b in range(TILE):
+                if r0 + a < h and c0 + b < wd:
+                    acc = float32(0.0)
+                    for dy in range(k):
+                        y = min(max(r0 + a + dy - r, 0), h - 1)
+                        for dx in range(k):
+                            x = min(max(c0 + b + dx - r, 0), wd - 1)
+                            acc += w[dy, dx] * img[y, x]
+                    tile[a, b] = acc
+    cuda.syncthreads()
+    if r0 + ty < h and c0 + tx < wd:
+        out[r0 + ty, c0 + tx] = tile[ty, tx]
+""",
+        ),
         "hof_gaming_block_sum_two_threads_halves": dict(
             exercise="05_reduction",
             part="block_sum",
@@ -153,7 +194,7 @@ def block_sum(x, partial):
     }
 )
 
-# -- 05 reduction: shuffles among the lanes a mask names -------------------------------
+# -- 05 reduction: a shuffle among the lanes a mask names -------------------------------
 CASES.update(
     {
         "hof_block_sum_last_four_lanes_ballot_mask": dict(
@@ -181,35 +222,6 @@ def block_sum(x, partial):
             w += cuda.shfl_down_sync(mask, w, 1)
             if t == 0:
                 partial[cuda.blockIdx.x] = w
-""",
-        ),
-        "hof_block_sum_full_mask_four_lanes": dict(
-            exercise="05_reduction",
-            part="block_sum",
-            # A full mask where only lanes 0..3 arrive: undefined behaviour, which
-            # compute-sanitizer's synccheck reports.
-            fail=["sync"],
-            passes=[],
-            reason="mask",
-            kernel="""
-@cuda.jit
-def block_sum(x, partial):
-    warp_sums = cuda.shared.array(4, float32)
-    t = cuda.threadIdx.x
-    lane = t % 32
-    i = cuda.grid(1)
-    v = x[i] if i < x.size else float32(0.0)
-    for off in (16, 8, 4, 2, 1):
-        v += cuda.shfl_down_sync(0xFFFFFFFF, v, off)
-    if lane == 0:
-        warp_sums[t // 32] = v
-    cuda.syncthreads()
-    if t < 4:
-        w = warp_sums[t]
-        w += cuda.shfl_down_sync(0xFFFFFFFF, w, 2)
-        w += cuda.shfl_down_sync(0xFFFFFFFF, w, 1)
-        if t == 0:
-            partial[cuda.blockIdx.x] = w
 """,
         ),
     }
