@@ -63,12 +63,44 @@ def test_extract_keeps_constexpr_globals_and_refuses_plain_ones():
     assert "SCALE is not a tl operation" in _extract(body, "SCALE = -2.5").problem
     rebound = _extract(body, "SCALE = tl.constexpr(2.0)", "SCALE = 3.0")
     assert "SCALE is not a tl operation" in rebound.problem
-    assert "SCALE" in _extract(body, "SCALE = tl.constexpr(float('nan'))").problem
+    # Triton compiles a constexpr of any number, computed or not (float('nan') included)
+    nan = _extract(body, "SCALE = tl.constexpr(float('nan'))")
+    assert not nan.problem and "SCALE = tl.constexpr(float('nan'))" in nan.text
+    assert "SCALE is not a tl operation" in _extract(body, "SCALE = tl.constexpr(x)").problem
     # the exercise's constants win over the notebook's
     assert (
         "BLOCK = tl.constexpr"
         not in _extract(body, "BLOCK = tl.constexpr(4)", "SCALE = tl.constexpr(1)").text
     )
+
+
+@pytest.mark.parametrize(
+    "cell, text",
+    [
+        ("LOG2E = tl.constexpr(1.0 / 0.6931471805599453)", "LOG2E = tl.constexpr(1.4426950"),
+        ("LOG2E = tl.constexpr(1 / math.log(2))", "LOG2E = tl.constexpr(1.4426950"),
+        ("LOG2E: tl.constexpr = tl.constexpr(2 ** 0.5)", "LOG2E = tl.constexpr(1.41421356"),
+        ("LOG2E = tl.constexpr(-float('inf'))", "LOG2E = tl.constexpr(float('-inf'))"),
+    ],
+)
+def test_extract_keeps_constexprs_computed_from_numbers(cell, text):
+    """Triton's compiler takes any constexpr global; the grader computes the number itself."""
+    found = _extract("tl.store(x_ptr, tl.load(x_ptr) * LOG2E)\n", "import math", cell)
+    assert not found.problem and text in found.text
+
+
+def test_extract_keeps_module_constants_and_print():
+    """``-np.inf``, ``math.pi`` and ``print`` compile in a Triton kernel (a module's float
+    attribute is a constant; print is tl.device_print); other uses of the modules do not."""
+    body = "v = tl.load(x_ptr, mask=n > 0, other=-np.inf)\nprint('v', v)\n"
+    found = _extract(body + "tl.store(x_ptr, v * m.pi)\n", "import numpy as np", "import math as m")
+    assert not found.problem
+    assert "import numpy as np" in found.text and "import math as m" in found.text
+    assert "np is not a tl operation" in _extract("v = np.exp(1.0)\n", "import numpy as np").problem
+    assert "np is not a tl operation" in _extract("v = np\n", "import numpy as np").problem
+    assert "np is not a tl operation" in _extract("v = -np.inf\n").problem  # never imported
+    rebound = _extract("v = -np.inf\n", "import numpy as np", "np = 3")
+    assert "np is not a tl operation" in rebound.problem
 
 
 def test_extract_keeps_libdevice_imported_as_triton_documents_it():
@@ -121,6 +153,92 @@ def test_libdevice_runs_on_the_interpreter_as_tl_operations():
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("True"), run.stdout
+
+
+MEMBER_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import numpy as np, torch, triton, triton.language as tl
+from pdc.grade.triton import interp
+
+@triton.jit
+def k(x_ptr, y_ptr):
+    r = tl.arange(0, 8)
+    x = tl.load(x_ptr + r)
+    tl.store(y_ptr + r, x.exp() + x.sqrt() + x.log2().floor() + x.cos() + (x - x.max(0)).exp2())
+
+x = torch.linspace(0.5, 4.0, 8)
+y = torch.zeros(8)
+trace = interp.Trace()
+trace.watch("x", x)
+trace.watch("y", y)
+with interp.tracing(trace):
+    k[(1,)](x, y)
+v = x.double().numpy()
+want = np.exp(v) + np.sqrt(v) + np.floor(np.log2(v)) + np.cos(v) + np.exp2(v - v.max())
+print(np.allclose(y.numpy(), want, rtol=1e-5), trace.out_of_range)
+"""
+
+
+@needs_triton
+def test_tensor_methods_run_on_the_interpreter_as_the_compiler_takes_them():
+    """``x.exp()`` compiles (a method forwarding to tl.exp); Triton's interpreter alone
+    leaves it unpatched: the grader's tracing patches it as the function it forwards to."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run(
+        [sys.executable, "-c", MEMBER_SCRIPT], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["True", "0"], run.stdout
+
+
+BUILTIN_MINMAX_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import pathlib, sys
+import numpy as np, torch
+from pdc.grade.triton import interp
+from pdc.ptx.triton_build import load_module
+
+TEXT = (
+    "import triton\\n"
+    "import triton.language as tl\\n"
+    "@triton.jit\\n"
+    "def k(x_ptr, y_ptr, n):\\n"
+    "    r = tl.arange(0, 8)\\n"
+    "    x = tl.load(x_ptr + r)\\n"
+    "    v = min(x, 2.0) + max(x, 1.0, x * 0.5) + min(r, n - 1) + max(3, 5)\\n"
+    "    tl.store(y_ptr + r, v)\\n"
+)
+module = load_module(TEXT, pathlib.Path(sys.argv[1]), "minmax_kernels")
+interp.compiled_builtins(vars(module))
+x = torch.linspace(0.0, 3.5, 8)
+y = torch.zeros(8)
+trace = interp.Trace()
+trace.watch("x", x)
+trace.watch("y", y)
+with interp.tracing(trace):
+    module.k[(1,)](x, y, 5)
+v = x.numpy()
+want = np.minimum(v, 2) + np.maximum(np.maximum(v, 1), v * 0.5) + np.minimum(np.arange(8), 4) + 5
+print(np.allclose(y.numpy(), want, rtol=1e-6))
+"""
+
+
+@needs_triton
+def test_builtin_min_and_max_of_tensors_run_as_the_compiler_reads_them(tmp_path):
+    """Triton compiles ``min(rm, M - 1)`` as tl.minimum element by element; the interpreter
+    would run Python's min, which compares whole tensors and returns one of them."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run(
+        [sys.executable, "-c", BUILTIN_MINMAX_SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "True", run.stdout
 
 
 def test_tf32_keeps_ten_bits_of_mantissa_rounded_to_nearest():

@@ -115,6 +115,12 @@ def _number(env: dict, imports: dict) -> Callable[[ast.AST], Any]:
     return number
 
 
+def constant_number(node: ast.AST, imports: dict) -> Any:
+    """The number a constant expression stands for (``1.0 / math.log(2)``, ``float("-inf")``),
+    computed from its syntax with the notebook's ``imports`` (name -> full path), else None."""
+    return _number({}, imports)(node)
+
+
 def _evaluate(node, env: dict, imports: dict | None = None):
     """The value of a constant expression over numbers and known constants, else None.
 

@@ -336,18 +336,33 @@ def _erf(x):
 
 def math_function(name: str, sig):
     """``math.<name>``, ``np.<name>`` or ``cuda.libdevice.<name>`` for numba's signature."""
+    from pdc.sim import mathmore
+
+    def lookup(key):
+        return _MATH[key] if _MATH.get(key) is not None else mathmore.TABLE.get(key)
+
     base = name
     if base.startswith("fast_"):
         base = base[5:]
-    impl = _MATH.get(base)
-    if impl is None and base.endswith("f") and base[:-1] in _MATH:
+    impl = lookup(base)
+    known = set(_MATH) | set(mathmore.TABLE)
+    if impl is None and base.endswith("f") and base[:-1] in known:
         base = base[:-1]  # libdevice's float32 spellings: expf, sqrtf, fmaxf
-        impl = _MATH.get(base)
+        impl = lookup(base)
     if base == "erf":
         impl = _erf
     if impl is None:
         raise Unsupported(f"the simulator does not support {name}() yet")
     targs = [dtype_of(t) for t in sig.args]
+    if not _scalar(sig.return_type):  # frexp, modf: a tuple, each element in its type
+        trs = [dtype_of(t) for t in sig.return_type.types]
+
+        def run_tuple(*args):
+            vals = [cast(a, t) for a, t in zip(args, targs)]
+            with np.errstate(all="ignore"):
+                return tuple(cast(v, t) for v, t in zip(impl(*vals), trs))
+
+        return run_tuple
     tr = dtype_of(sig.return_type)
 
     def run(*args):
@@ -368,6 +383,10 @@ def builtin(fn, sig):
 
     if fn is abs:
         return lambda a: cast(np.abs(conv([a])[0]), tr)
+    from pdc.sim import mathmore
+
+    if mathmore.of_a_tuple(fn, sig):  # max(img.shape), sum(t): over a tuple's elements
+        return mathmore.over_tuple(fn, tr, cast)
     if fn in (min, max):
 
         def mm(*args):
@@ -379,6 +398,8 @@ def builtin(fn, sig):
             return cast(out, tr)
 
         return mm
+    if fn is complex and len(sig.args) == 2:  # complex(re, im)
+        return lambda a, b: cast(np.asarray(a) + 1j * np.asarray(b), tr)
     if fn in (int, float, bool, complex):
         return lambda a: cast(conv([a])[0], tr)
     if fn is round:

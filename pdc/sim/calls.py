@@ -17,7 +17,7 @@ from pdc.sim.frontend import Unsupported, callee_ir, dtype_of, is_scalar
 from pdc.sim.iters import Enumerate, RangeIt
 from pdc.sim.machine import Dim3V
 
-_BUILTINS = {abs, min, max, int, float, bool, complex, round, pow, divmod}
+_BUILTINS = {abs, min, max, sum, int, float, bool, complex, round, pow, divmod}
 
 
 def _name(obj) -> str:
@@ -208,6 +208,10 @@ def compile_getattr(b, e, t, site):
             return lambda fr: (_i64(get(fr)[0].size), None)
         if attr == "ndim":
             return lambda fr: (np.int64(len(get(fr)[0].shape)), None)
+        if attr == "T":
+            from pdc.sim import views
+
+            return lambda fr: (views.transpose(get(fr)[0]), None)
         from pdc.sim import reductions
 
         if attr in reductions.NAMES:  # the method itself; the call reduces (compile_call)

@@ -80,7 +80,9 @@ def compile_expr(bld, e, t, site, line, tgt):
 def _binop(bld, e, site):
     lhs, rhs = bld.getter(e.lhs), bld.getter(e.rhs)
     fn = e.fn
-    if fn in (operator.is_, operator.is_not) or fn is operator.contains:
+    if fn is operator.contains:
+        return _contains(lhs, rhs, site)
+    if fn in (operator.is_, operator.is_not):
         raise Unsupported(f"the simulator does not support {fn.__name__} yet ({site})")
     f = arith.binop(fn, bld.ct[e])
     intdiv = getattr(f, "int_division", False)
@@ -106,6 +108,31 @@ def _binop(bld, e, site):
                 fr.S.finding("error", "integer division by zero", fr.lanes[0], site)
         with np.errstate(all="ignore"):
             return f(a, b), _or_und((ua, ub))
+
+    return run
+
+
+def _contains(seq, item, site):
+    """``item in seq`` for a range (``i in range(n)``, as numba computes it from start, stop
+    and step) or a tuple of numbers."""
+
+    def run(fr):
+        s, us = seq(fr)
+        v, uv = item(fr)
+        v = np.asarray(v)
+        if isinstance(s, iters.RangeIt):
+            start, stop, step = s.cur, s.stop, s.step
+            inside = np.where(
+                np.asarray(step) > 0, (start <= v) & (v < stop), (stop < v) & (v <= start)
+            )
+            with np.errstate(all="ignore"):
+                return inside & ((v - start) % step == 0), _or_und((us, uv))
+        if isinstance(s, tuple):
+            out = np.zeros(v.shape, dtype=bool)
+            for x in s:
+                out = out | (v == x)
+            return out, _or_und((us, uv))
+        raise Unsupported(f"the simulator does not support `in` on {type(s).__name__} yet ({site})")
 
     return run
 

@@ -1,8 +1,10 @@
-"""Array views in kernels: ``row = A[i]``, ``A[i, 1:3]``, ``x[lo:hi:2]``, views of views.
+"""Array views in kernels: ``row = A[i]``, ``A[i, 1:3]``, ``x[lo:hi:2]``, ``A.T``, views of
+views.
 
 numba-cuda compiles slicing and partial indexing as views into the same memory, so a view
 holds no data: it is its base array and, for every dimension of the base, either a fixed
-index (``A[i]``) or a slice (start, step, length), each a vector over the threads. An access
+index (``A[i]``) or a slice (start, step, length), each a vector over the threads, and the
+order of the sliced dimensions (reversed by ``.T``, as numba swaps shape and strides). An access
 through a view is an access to its base (``resolve``), so bounds, races, definedness and
 counts are the base array's: a view read past its own end but inside the base array reads
 the base's memory, as on a GPU (compute-sanitizer reports only what leaves the allocation).
@@ -67,13 +69,15 @@ class View:
     """A view of a SimArray (see the module docstring).
 
     ``dims`` has one entry per base dimension: ``("fix", index)`` or
-    ``("slice", start, step, count)``; the view's own dimensions are the slices, in order.
+    ``("slice", start, step, count)``; the view's own dimensions are the slices, in the
+    order ``axes`` gives (base dimensions; their order in ``dims`` unless transposed).
     """
 
-    __slots__ = ("base", "dims")
+    __slots__ = ("base", "dims", "axes")
 
-    def __init__(self, base, dims):
+    def __init__(self, base, dims, axes=None):
         self.base, self.dims = base, dims
+        self.axes = [k for k, d in enumerate(dims) if d[0] == "slice"] if axes is None else axes
 
     @property
     def name(self) -> str:
@@ -89,7 +93,7 @@ class View:
 
     @property
     def shape(self) -> tuple:
-        return tuple(d[3] for d in self.dims if d[0] == "slice")
+        return tuple(self.dims[k][3] for k in self.axes)
 
     @property
     def size(self):
@@ -104,24 +108,32 @@ class View:
             raise Unsupported(
                 f"[{self.name}] expected {len(self.shape)} indices for this view, got {len(index)}"
             )
-        it = iter(zip(index, index_und))
+        at = {k: j for j, k in enumerate(self.axes)}  # base dimension -> view dimension
         out, und = [], []
-        for d in self.dims:
+        for k, d in enumerate(self.dims):
             if d[0] == "fix":
                 out.append(d[1])
                 und.append(None)
             else:
-                ix, u = next(it)
+                ix, u = index[at[k]], index_und[at[k]]
                 out.append(d[1] + d[2] * np.asarray(ix, dtype=np.int64))
                 und.append(u)
         return self.base, tuple(out), tuple(und)
+
+
+def transpose(arr):
+    """``arr.T``: the same elements with the order of the dimensions reversed."""
+    if isinstance(arr, View):
+        return View(arr.base, list(arr.dims), arr.axes[::-1])
+    dims = [("slice", 0, 1, s) for s in arr.shape]
+    return View(arr, dims, list(range(len(dims)))[::-1])
 
 
 def make_view(arr, index, site: str):
     """``arr[index]`` when the result is an array: a View (``arr`` a SimArray or a View)."""
     if isinstance(arr, View):
         base = arr.base
-        sliced = [k for k, d in enumerate(arr.dims) if d[0] == "slice"]
+        sliced = list(arr.axes)
         shape = arr.shape
     else:
         base = arr
@@ -141,4 +153,4 @@ def make_view(arr, index, site: str):
             v = np.asarray(ix, dtype=np.int64)
             v = np.where(v < 0, v + count, v)  # numba wraps a negative index
             dims[k] = ("fix", start + step * v)
-    return View(base, dims)
+    return View(base, dims, [k for k in sliced if dims[k][0] == "slice"])

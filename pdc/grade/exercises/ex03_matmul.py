@@ -50,6 +50,13 @@ def _hidden_matmul(rng):
     ]
 
 
+def _element_work(case) -> int:
+    """Memory operations one thread may make for its element of C: a row of A and a column
+    of B (2 K loads), or an accumulator kept in C (2 K more), plus a few; a thread that
+    computes a whole tile for the others makes hundreds per element."""
+    return 4 * case.dims["k"] + 8
+
+
 def _ktiles(c) -> int:
     return math.ceil(c.dims["k"] / TILE)
 
@@ -90,6 +97,8 @@ MATMUL = Exercise(
             reference=lambda a: {"C": matmul_spec(a["A"], a["B"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
             max_stores=1,
+            max_work=_element_work,
+            work_what="expected for one element of C (a row of A and a column of B)",
         ),
         Part(
             "matmul_tiled",

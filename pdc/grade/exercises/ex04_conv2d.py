@@ -71,6 +71,13 @@ def _blur_boundaries(ks) -> dict:
     return out
 
 
+def _pixel_work(case) -> int:
+    """Memory operations one thread may make for its pixel: per tap a read of img and of w,
+    and a read and write of an accumulator kept in memory (4 K * K), plus a few; a thread that
+    blurs a whole tile for the others makes hundreds per pixel."""
+    return 4 * case.dims["k"] ** 2 + 8
+
+
 def _blur_loads(case, loads):
     outputs = case.dims["h"] * case.dims["w"]
     per_output = loads["img"].sum() / outputs
@@ -96,6 +103,8 @@ CONV2D = Exercise(
             reference=lambda a: {"out": blur2d_spec(a["img"], a["w"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "parallel": 1},
             max_stores=1,
+            max_work=_pixel_work,
+            work_what="expected for one pixel (K x K taps)",
         ),
         Part(
             "blur2d_tiled",

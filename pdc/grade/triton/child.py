@@ -54,13 +54,15 @@ def main(job: dict, out: Path) -> None:
     from pdc.ptx.triton_build import load_module
 
     from . import libdevice
-    from .interp import Trace, tracing
+    from .interp import Trace, compiled_builtins, tracing
 
     libdevice.install()  # the interpreter has no libdevice of its own
 
     folder = Path(job["inputs"]).parent / "interpreted"
     folder.mkdir(exist_ok=True)
-    kernel = getattr(load_module(job["text"], folder, "submitted_kernels"), job["kernel"])
+    module = load_module(job["text"], folder, "submitted_kernels")
+    compiled_builtins(vars(module))
+    kernel = getattr(module, job["kernel"])
     inputs = Path(job["inputs"])
     for case in job["cases"]:
         args = [_tensor(a, inputs) for a in case["args"]]

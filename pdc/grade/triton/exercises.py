@@ -36,12 +36,26 @@ def matmul_spec(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 SOFTMAX_PARAMS = ("x_ptr", "y_ptr", "n_cols", "x_stride", "y_stride", "BLOCK")
 
 
+#: A row shifted by at least this lies wholly past where float32's exp over- or underflows
+#: (exp(88.8) = inf, exp(-104) = 0): only a kernel that subtracts the row's max survives it.
+FAR = 110.0
+
+
 def make_softmax(rng, sizes) -> exs.Case:
     """A case: ``rows`` rows of ``cols`` values, each row shifted by up to ``shift``, stored
-    with ``pad`` spare elements after each row (a stride wider than the row)."""
+    with ``pad`` spare elements after each row (a stride wider than the row).
+
+    Where ``shift >= FAR``, row 0 is shifted below ``-FAR`` and row 1 above ``FAR``: a
+    uniform draw of the shifts could leave every row of a case near zero or on one side of it,
+    and a kernel that starts its running max at 0 would pass by chance.
+    """
     rows, cols, shift, pad = sizes
     x = np.full((rows, cols + pad), np.float32(123.0), np.float32)  # padding: never read
-    x[:, :cols] = rng.uniform(-4, 4, (rows, cols)) + rng.uniform(-shift, shift, (rows, 1))
+    values = rng.uniform(-4, 4, (rows, cols))
+    offsets = rng.uniform(-shift, shift, (rows, 1))
+    if shift >= FAR:
+        offsets[:2] = np.maximum(np.abs(offsets[:2]), FAR) * np.array([[-1.0], [1.0]])[:rows]
+    x[:, :cols] = values + offsets
     ypad = int(rng.integers(0, 3))
     y = np.full((rows, cols + ypad), np.float32(PAD), np.float32)
     args = {
@@ -51,7 +65,10 @@ def make_softmax(rng, sizes) -> exs.Case:
         "x_stride": np.int32(x.shape[1]),
         "y_stride": np.int32(y.shape[1]),
     }
+    body = x[:, :cols]
     dims = {"rows": rows, "n": cols, "shift": shift, "pad": pad}
+    # the highest row's smallest value, and the lowest row's largest
+    dims.update(high=float(body.min(axis=1).max()), low=float(body.max(axis=1).min()))
     return exs.Case(f"{rows} rows x {cols}", args, ("y_ptr",), (rows,), (4,), dims=dims)
 
 
@@ -75,9 +92,9 @@ def _hidden_softmax(rng) -> list:
         return int(rng.integers(2, 5))
 
     return [
-        (rows(), k() * b - 1, 1000.0, pad()),
+        (int(rng.integers(2, 9)), k() * b - 1, 1000.0, pad()),  # rows 0 and 1 past +-FAR
         (rows(), int(rng.integers(1, 4)) * b + 1, 3.0, pad()),
-        (rows(), k() * b, float(rng.uniform(100, 1000)), int(rng.integers(1, 6))),
+        (rows(), k() * b, float(rng.uniform(FAR, 1000)), int(rng.integers(1, 6))),
         (rows(), int(rng.integers(2, b)), 500.0, pad()),
         (int(rng.integers(2, 20)), 1, 3.0, pad()),
     ]
@@ -87,8 +104,11 @@ SOFTMAX_BOUNDARIES = {
     **exs.edges_1d(SOFTMAX_BLOCK, "n", "BLOCK"),
     "a row narrower than one block (1 < n < BLOCK)": lambda c: 1 < c.dims["n"] < SOFTMAX_BLOCK,
     "rows of one element": lambda c: c.dims["n"] == 1,
-    "rows shifted far enough that exp overflows float32 (|shift| > 88)": lambda c: (
-        c.dims["shift"] > 88
+    "a row whose every value is above 88.8 (exp overflows float32)": lambda c: (
+        c.dims["high"] > 88.8
+    ),
+    "a row whose every value is below -104 (exp underflows float32 to 0)": lambda c: (
+        c.dims["low"] < -104.0
     ),
     "rows stored with a stride wider than the row": lambda c: c.dims["pad"] > 0,
 }

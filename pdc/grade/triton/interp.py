@@ -140,7 +140,6 @@ def _patching_once(patch_builtin):
     """
     import inspect
 
-    import triton.language as tl
     from triton.runtime import interpreter as it
 
     builtins: dict = {}
@@ -149,16 +148,62 @@ def _patching_once(patch_builtin):
         found = builtins.get(pkg)
         if found is None:
             found = builtins[pkg] = [
-                (name, member)
+                (name, member, _builtin_within(member))
                 for name, member in inspect.getmembers(pkg)
-                if tl.core.is_builtin(member)
+                if _builtin_within(member) is not None
             ]
-        for name, member in found:
+        for name, member, target in found:
             if getattr(pkg, name, None) is member:
-                it._patch_attr(pkg, name, member, builder, scope)
+                it._patch_attr(pkg, name, target, builder, scope)
 
     patch.__wrapped__ = patch_builtin
     return patch
+
+
+def _builtin_within(member):
+    """The Triton builtin ``member`` is or forwards to, else None.
+
+    ``x.exp()`` calls a tensor method that forwards to ``exp``: Triton marks the forwarding
+    function as a builtin only where the function was one when the method was made, which
+    the math functions are not yet (their ``builtin`` decorator comes after), so the
+    interpreter would leave ``x.exp()`` unpatched and fail where the compiler accepts it.
+    The function it forwards to (it takes ``_semantic``) is patched in its place.
+    """
+    import inspect
+
+    import triton.language as tl
+
+    if tl.core.is_builtin(member):
+        return member
+    if getattr(member, "__name__", "") == "wrapper" and getattr(member, "__closure__", None):
+        inner = [c.cell_contents for c in member.__closure__ if inspect.isfunction(c.cell_contents)]
+        if len(inner) == 1 and "_semantic" in inspect.signature(inner[0]).parameters:
+            return inner[0]
+    return None
+
+
+def compiled_builtins(namespace: dict) -> None:
+    """Bind ``min`` and ``max`` in a kernel module's ``namespace`` as Triton's compiler reads
+    them: over tensors, ``tl.minimum`` / ``tl.maximum`` element by element (Triton's
+    ``builtin_min``); over plain numbers, Python's. The interpreter runs a kernel as Python,
+    where ``min(rm, M - 1)`` would compare whole tensors and return one of them."""
+    import builtins
+
+    import triton.language as tl
+
+    def as_compiled(python, name):
+        def f(*args, **kwargs):
+            if not any(isinstance(a, tl.tensor) for a in args) or len(args) < 2 or kwargs:
+                return python(*args, **kwargs)
+            out = args[0]
+            for a in args[1:]:
+                out = getattr(tl, name)(out, a)  # looked up now: patched while a kernel runs
+            return out
+
+        return f
+
+    namespace["min"] = as_compiled(builtins.min, "minimum")
+    namespace["max"] = as_compiled(builtins.max, "maximum")
 
 
 @contextmanager

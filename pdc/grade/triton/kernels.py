@@ -8,8 +8,11 @@ the other kernels and a few builtins have a meaning: ``torch``, ``numpy``, impor
 dunder names and private attributes are refused with the line that uses them; libdevice,
 imported as Triton documents it, is kept (pdc.grade.triton.libdevice runs it). A global a
 kernel reads must be a constexpr, as Triton's compiler requires: a cell's
-``LOG2E = tl.constexpr(1.4426950408889634)`` (a number literal) is kept; a plain float
-global is refused, as the compiler refuses it.
+``LOG2E = tl.constexpr(1.0 / math.log(2))`` (a number the grader computes from the syntax,
+annotated or not) is kept as that number; a plain float global is refused, as the compiler
+refuses it. The compiler also reads a module's attribute as a constant, so ``-math.inf`` and
+``np.pi`` are kept where the notebook imported math or numpy (no other attribute of them),
+and ``print`` is Triton's ``tl.device_print``.
 """
 
 from __future__ import annotations
@@ -18,9 +21,15 @@ import ast
 from dataclasses import dataclass
 
 from pdc import pyast
+from pdc.grade import imports
+from pdc.grade.gate import literal
+from pdc.grade.source import constant_number
 from pdc.ptx.triton_kernels import is_triton_kernel, module_for
 
-ALLOWED = frozenset({"tl", "triton", "range", "min", "max", "abs", "float", "int", "len"})
+ALLOWED = frozenset({"tl", "triton", "range", "min", "max", "abs", "float", "int", "len", "print"})
+#: Modules whose float constants a kernel may read, and those constants.
+CONSTANT_MODULES = ("math", "numpy")
+MODULE_CONSTANTS = frozenset({"pi", "e", "tau", "inf", "nan"})
 # What a kernel may take from ``triton`` itself (decorators above it, helpers inside it).
 TRITON_NAMES = frozenset({"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2"})
 REFUSED_NODES = (
@@ -66,62 +75,64 @@ def _defs(cells: list[str]) -> dict[str, ast.FunctionDef]:
     return defs
 
 
-def _is_constexpr_call(node: ast.expr) -> bool:
-    """``tl.constexpr(<number>)`` or ``triton.language.constexpr(<number>)``."""
+def _constexpr_value(node: ast.expr | None, bound: dict):
+    """The number in ``tl.constexpr(<constant expression>)`` (or ``triton.language.``), else
+    None."""
     if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
-        return False
-    f, arg = node.func, node.args[0]
+        return None
+    f = node.func
     if not (
         isinstance(f, ast.Attribute)
         and f.attr == "constexpr"
         and ast.unparse(f.value) in ("tl", "triton.language")
     ):
-        return False
-    if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
-        arg = arg.operand
-    return isinstance(arg, ast.Constant) and isinstance(arg.value, (int, float))
+        return None
+    v = constant_number(node.args[0], bound)
+    return v if isinstance(v, (int, float)) else None
 
 
-def _constexprs(cells: list[str]) -> dict[str, ast.Assign]:
-    """The cells' top-level ``NAME = tl.constexpr(<number>)``, a later assignment of the
-    name winning (a plain one drops it: Triton would refuse that global)."""
-    found: dict[str, ast.Assign] = {}
+def _constexprs(cells: list[str]) -> dict[str, ast.stmt]:
+    """The cells' top-level ``NAME = tl.constexpr(<number>)`` (``NAME: ... =`` too), as
+    ``NAME = tl.constexpr(<literal>)``, a later assignment of the name winning (a plain one
+    drops it: Triton would refuse that global)."""
+    found: dict[str, ast.stmt] = {}
+    bound: dict = {}  # the imports so far, for math.log(2) in a constant
     for node in _statements(cells):
+        bound.update(imports.bindings(node))
         if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for t in targets:
             if isinstance(t, ast.Name):
                 found.pop(t.id, None)
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and _is_constexpr_call(node.value)
-        ):
-            found[node.targets[0].id] = node
+                bound.pop(t.id, None)
+        value = _constexpr_value(node.value, bound)
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and value is not None:
+            name = targets[0].id
+            found[name] = pyast.parse(f"{name} = tl.constexpr({literal(value)})").body[0]
     return found
 
 
 LIBDEVICE = ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice")
 
 
-def _libdevice(cells: list[str]) -> dict[str, str]:
-    """The names the cells bind to libdevice (``from triton.language.extra import libdevice``,
-    its ``cuda`` twin, ``import ... as``): name -> the import statement that binds it."""
+def _modules(cells: list[str], paths: tuple[str, ...]) -> dict[str, str]:
+    """The names the cells bind to one of the modules ``paths`` (libdevice as Triton documents
+    it: ``from triton.language.extra import libdevice``, its ``cuda`` twin, ``import ... as``;
+    ``import math``, ``import numpy as np``): name -> the import statement that binds it."""
     found: dict[str, str] = {}
     for node in _statements(cells):
         if isinstance(node, ast.ImportFrom) and node.level == 0:
             for a in node.names:
                 name = a.asname or a.name
-                if f"{node.module}.{a.name}" in LIBDEVICE:
+                if f"{node.module}.{a.name}" in paths:
                     found[name] = f"from {node.module} import {a.name} as {name}"
                 else:
                     found.pop(name, None)
         elif isinstance(node, ast.Import):
             for a in node.names:
                 name = a.asname or a.name.partition(".")[0]
-                if a.asname and a.name in LIBDEVICE:
+                if (a.asname or "." not in a.name) and a.name in paths:
                     found[name] = f"import {a.name} as {name}"
                 else:
                     found.pop(name, None)
@@ -132,12 +143,22 @@ def _libdevice(cells: list[str]) -> dict[str, str]:
     return found
 
 
-def _problem(fn: ast.FunctionDef, known: set[str]) -> str:
+def _problem(
+    fn: ast.FunctionDef, known: set[str], constant_modules: frozenset = frozenset()
+) -> str:
     """Why this kernel cannot be graded, or ""."""
     locals_ = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    constants = set()  # the module names of ``math.inf``, ``np.pi``: read as numbers
     for node in ast.walk(fn):
         for target in _stored(node):
             locals_.add(target)
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in constant_modules
+            and node.attr in MODULE_CONSTANTS
+        ):
+            constants.add(id(node.value))
     for node in ast.walk(fn):
         line = f"{fn.name}, line {getattr(node, 'lineno', fn.lineno) - fn.lineno + 1}"
         if isinstance(node, REFUSED_NODES) or (
@@ -155,7 +176,7 @@ def _problem(fn: ast.FunctionDef, known: set[str]) -> str:
             and node.attr not in TRITON_NAMES
         ):
             return f"{line}: triton.{node.attr} is not allowed inside a kernel (tl.* is)"
-        if isinstance(node, ast.Name):
+        if isinstance(node, ast.Name) and id(node) not in constants:
             name = node.id
             if name.startswith("__"):
                 return f"{line}: {name} is not allowed"
@@ -190,12 +211,14 @@ def extract(cells: list[str], name: str, params: tuple, constants: dict) -> Foun
     if got != tuple(params) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         return Found(problem=f"{name} must take ({', '.join(params)}), got ({', '.join(got)})")
     globals_ = {k: v for k, v in _constexprs(cells).items() if k not in constants}
-    modules = {k: v for k, v in _libdevice(cells).items() if k not in constants}
+    modules = {k: v for k, v in _modules(cells, LIBDEVICE).items() if k not in constants}
+    numeric = {k: v for k, v in _modules(cells, CONSTANT_MODULES).items() if k not in constants}
     known = set(defs) | set(constants) | set(globals_) | set(modules)
     for node in defs.values():
-        why = _problem(node, known)
+        why = _problem(node, known, frozenset(numeric) - known)
         if why:
             return Found(problem=why)
+    modules.update(numeric)
     consts = [pyast.parse(f"{k} = {v!r}").body[0] for k, v in constants.items()]
     consts += list(globals_.values())
     consts = [pyast.parse(line).body[0] for line in modules.values()] + consts
