@@ -254,7 +254,13 @@ class HandlerSpec:
             raise TypeError(f"[HandlerSpec.build] {self.name} is a pure-Python handler")
         module = ast.Module(body=[self.tree], type_ignores=[])
         code = pyast.compile_tree(module, self.filename)
-        namespace: dict[str, Any] = {SELECT_NAME: select_impl, MATH_NAME: math_impl}
+        # A module name: numba keeps a function without one bound to its globals dict, and
+        # then cannot keep its machine code on disk (pdc.ring.protocol.jitcache).
+        namespace: dict[str, Any] = {
+            "__name__": __name__,
+            SELECT_NAME: select_impl,
+            MATH_NAME: math_impl,
+        }
         if range_impl is not range:  # the validator refuses a global named range
             namespace["range"] = range_impl
         namespace.update(self.constants)
