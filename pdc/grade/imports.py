@@ -73,18 +73,22 @@ def course_binding(node: ast.stmt, imports: dict) -> tuple[str, str] | None:
 
 
 def attribute_binding(node: ast.stmt, imports: dict) -> tuple[str, str] | None:
-    """``sync = cuda.syncthreads``, ``exp = math.exp``: a second name for a function of
-    numba.cuda or math, which the compile gate imports under that name -> ("sync", path)."""
+    """A second name for something kernels may use, which the compile gate imports under that
+    name -> ("sync", path): a function of numba.cuda or math (``sync = cuda.syncthreads``,
+    ``exp = math.exp``), a module (``gpu = numba.cuda``, ``nc = cuda``) or a type
+    (``COUNT = np.int32``, ``f32 = numba.float32``)."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
         return None
     t, v = node.targets[0], node.value
-    if not isinstance(t, ast.Name) or not isinstance(v, ast.Attribute):
+    if not isinstance(t, ast.Name) or not isinstance(v, ast.Attribute | ast.Name):
         return None
     path = resolve(v, imports)
     mod, _, attr = (path or "").rpartition(".")
     if mod == "math" and callable(getattr(math, attr, None)):  # math.pi stays a constant
         return t.id, str(path)
     if mod == "numba.cuda" and usable(path):
+        return t.id, str(path)
+    if path in MODULES or (usable(path) and attr in DTYPE_NAMES):
         return t.id, str(path)
     return None
 
@@ -150,13 +154,15 @@ def resolve(node, imports: dict) -> str | None:
 
 _JITS = {"numba.cuda.jit": "cuda", "numba.njit": "cpu", "numba.jit": "cpu"}
 #: Decorator options that change how a function compiles, and nothing outside it (no
-#: ``link=`` files, no ``cache=`` writes): the compile gate and the simulator evaluate them.
+#: ``link=`` files): the compile gate and the simulator evaluate them. ``cache=True`` is
+#: accepted and does nothing there (pdc.ptx.worker.eager_signatures_recorded): the code is the
+#: same, and no cache file is written.
 OPTIONS = {
     "cuda": frozenset(
         "device fastmath debug opt lineinfo inline forceinline max_registers boundscheck "
-        "nopython".split()
+        "nopython cache".split()
     ),
-    "cpu": frozenset("fastmath inline nopython nogil boundscheck error_model".split()),
+    "cpu": frozenset("fastmath inline nopython nogil boundscheck error_model cache".split()),
 }
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -127,11 +128,11 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     imports = imports or {}
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, _NUMBER) else None
-    if isinstance(node, ast.Name):
-        return env.get(node.id)
+    if isinstance(node, ast.Name) and node.id in env:
+        return env[node.id]
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
         return literals.type_limit(node, lambda n: _path(n, imports))
-    if isinstance(node, ast.Attribute):
+    if isinstance(node, ast.Attribute | ast.Name):  # math.pi, np.inf; inf from math import inf
         path = _path(node, imports) or ""
         mod, _, attr = path.rpartition(".")
         if mod in ("math", "numpy") and attr in _MATH_CONSTANTS:
@@ -168,10 +169,13 @@ def _evaluate(node, env: dict, imports: dict | None = None):
         f = _callee(node.func, imports)
         if f is None:
             return None
-        if f is float and isinstance(node.args[0], ast.Constant):
-            text = node.args[0].value  # float("-inf")
-            if isinstance(text, str) and text.strip().lower().lstrip("+-") in ("inf", "nan"):
-                return float(text)
+        text = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+        if isinstance(text, str) and len(node.args) == 1 and f not in (min, max, abs):
+            try:  # float("-inf"), np.float32("1e-3"): a number written as text
+                out = f(text) if len(text) <= 64 else None
+            except (TypeError, ValueError, OverflowError):
+                return None
+            return out if isinstance(out, _NUMBER) else None
         vals = [_evaluate(a, env, imports) for a in node.args]
         if all(isinstance(v, _NUMBER) for v in vals):
             try:
@@ -261,7 +265,18 @@ class _Notebook:
             tree = parse_cell(src)
             if tree is None:
                 continue  # the cell would stop at its syntax error and define nothing
-            for node in tree.body:
+            self._block(tree.body, src, constants)
+
+    def _block(self, body: list, src: str, constants: dict) -> None:
+        """Top-level statements in order; the bodies of ``with`` and ``try`` run with them
+        (``with warnings.catch_warnings():`` around a kernel), the branches of an ``if`` and
+        an ``except`` run only sometimes, and are not followed."""
+        for node in body:
+            if isinstance(node, ast.With):
+                self._block(node.body, src, constants)
+            elif isinstance(node, ast.Try):
+                self._block([*node.body, *node.orelse, *node.finalbody], src, constants)
+            else:
                 self._statement(node, src, constants)
 
     def _forget(self, name: str) -> None:
@@ -368,7 +383,7 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     out.imports = {n: p for n, p in nb.imports.items() if jitkinds.importable(p)}
     for k in kernels:
         if k not in defs and k not in aliases:
-            out.problems[k] = f"no function named {k!r} in the notebook"
+            out.problems[k] = _not_defined(k, nb)
             continue
         kind, problem = nb.kind(k)
         if problem:
@@ -402,9 +417,23 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
                 out.alias_src[name] = nb.alias_src[name]
                 continue
             fn, lines = defs[name], nb.srcs[name].splitlines()
-            out.written[name] = "\n".join(lines[_first_line(fn) - 1 : fn.end_lineno]) + "\n"
+            text = "\n".join(lines[_first_line(fn) - 1 : fn.end_lineno]) + "\n"
+            out.written[name] = textwrap.dedent(text)  # a def inside a with block is indented
             out.device[name] = nb.kind(name)[0]
     return out
+
+
+def _not_defined(k: str, nb: _Notebook) -> str:
+    """Why no kernel is bound to ``k``, naming what the notebook bound to it instead."""
+    fix = f"define {k} in a code cell of this notebook with def, decorated @cuda.jit"
+    if k in nb.imports:
+        where = nb.imports[k] or "a relative module"
+        return f"{k} is imported from {where}, which the grader does not read: {fix}"
+    if k in nb.opaque:
+        return f"{k} is bound by `{nb.opaque[k]}`, not defined as a function: {fix}"
+    if k in nb.consts:
+        return f"{k} is bound to the number {nb.consts[k]!r}, not to a function: {fix}"
+    return f"no function named {k!r} in the notebook"
 
 
 def _definition_problems(fn: ast.FunctionDef, nb: _Notebook) -> list[str]:
