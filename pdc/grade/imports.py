@@ -16,7 +16,10 @@ compile gate evaluates them.
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
 import math
+import types
 
 #: Modules kernel code may use, by their full dotted name.
 MODULES = ("math", "numpy", "numba", "numba.cuda")
@@ -57,8 +60,32 @@ def bindings(node: ast.stmt) -> dict[str, str | None]:
         mod = node.module or ""
         for a in node.names:
             if a.name == "*":
-                continue  # names unknown to the grader stay unknown
+                if node.level == 0 and mod in MODULES:
+                    out.update(star_names(mod))
+                continue  # from any other module: names unknown to the grader stay unknown
             out[a.asname or a.name] = f"{mod}.{a.name}" if node.level == 0 else None
+    return out
+
+
+@functools.lru_cache(maxsize=len(MODULES))
+def star_names(mod: str) -> dict[str, str]:
+    """What ``from mod import *`` binds, for a module kernels may use: its ``__all__``, or its
+    public names, as Python's import does (``from math import *`` binds ``exp`` and ``inf``).
+
+    The module is imported to ask it (numba only for a notebook that star-imports it).
+    """
+    module = importlib.import_module(mod)
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in vars(module) if not n.startswith("_")]
+    out = {}
+    for n in names:
+        value = getattr(module, n, None) if isinstance(n, str) else None
+        if isinstance(value, types.ModuleType):  # numba.cuda's np is numpy; its os is none
+            if value.__name__ in MODULES:
+                out[n] = value.__name__
+        elif isinstance(n, str):
+            out[n] = f"{mod}.{n}"
     return out
 
 
@@ -174,9 +201,12 @@ def _is_type(path: str | None) -> bool:
     return mod.split(".")[0] in ("numba", "numpy") and attr in (*DTYPE_NAMES, "void", "none")
 
 
-def _safe_argument(node, imports: dict) -> bool:
-    """Constants and numba/NumPy type expressions: what a decorator may be given."""
+def _safe_argument(node, imports: dict, texts=frozenset()) -> bool:
+    """Constants and numba/NumPy type expressions: what a decorator may be given (``texts``:
+    names the notebook bound to a signature written as text, ``SIG = "void(float32[:])"``)."""
     for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id in texts:
+            continue
         if isinstance(n, ast.Name) and not usable(imports.get(n.id)):
             if not (imports.get(n.id) or "").startswith("numba."):
                 return False
@@ -203,12 +233,13 @@ def _safe_argument(node, imports: dict) -> bool:
     return True
 
 
-def jit_kind(decorators: list, imports: dict) -> tuple[str, str]:
+def jit_kind(decorators: list, imports: dict, texts=frozenset()) -> tuple[str, str]:
     """What the decorators make of a function: (kind, problem).
 
     kind is "kernel" (``@cuda.jit``, with or without a signature), "device"
     (``@cuda.jit(device=True)``), "cpu" (``@njit``, ``@numba.jit``) or "python" (none);
-    problem is "" or why the decorators cannot be graded.
+    problem is "" or why the decorators cannot be graded. ``texts`` are the names bound to
+    signatures written as text, which a decorator may be given (``@cuda.jit(SIG)``).
     """
     if not decorators:
         return "python", ""
@@ -221,7 +252,7 @@ def jit_kind(decorators: list, imports: dict) -> tuple[str, str]:
     if kind is None:
         return "python", f"the decorator @{ast.unparse(d)} (only cuda.jit, as imported)"
     if call is not None:
-        bad = [a for a in call.args if not _safe_argument(a, imports)]
+        bad = [a for a in call.args if not _safe_argument(a, imports, texts)]
         bad += [k.value for k in call.keywords if not isinstance(k.value, ast.Constant)]
         if bad or any(k.arg is None for k in call.keywords):
             return "python", f"the decorator argument {ast.unparse((bad or [call])[0])}"

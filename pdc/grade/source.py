@@ -231,6 +231,23 @@ def _bindings(node) -> list[tuple[str, ast.expr | None]]:
     return out
 
 
+def _signature_text(node) -> Any:
+    """A string, or a list or tuple of strings, written as literals (what ``cuda.jit`` takes as
+    signatures), else None. Only a decorator may use it (pdc.grade.imports.jit_kind)."""
+    if not isinstance(node, ast.Constant | ast.List | ast.Tuple):
+        return None
+    items = node.elts if isinstance(node, ast.List | ast.Tuple) else [node]
+    if len(items) > 16 or not all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) and len(e.value) <= 500
+        for e in items
+    ):
+        return None
+    values = [cast(ast.Constant, e).value for e in items]
+    if isinstance(node, ast.Constant):
+        return values[0]
+    return tuple(values) if isinstance(node, ast.Tuple) else values
+
+
 def _names_function(alias: tuple[str, str, str], defs: dict, aliases: dict) -> bool:
     """Whether an alias refers to a function (``f = g`` may also copy a constant)."""
     return alias[2] != "same" or alias[1] in defs or alias[1] in aliases
@@ -261,6 +278,8 @@ class _Notebook:
         self.imports: dict[str, str | None] = {}
         # name -> the statement that bound it to something only a run computes
         self.opaque: dict[str, str] = {}
+        # name -> a signature written as text, or a list of them: SIG = "void(float32[:])"
+        self.texts: dict[str, Any] = {}
         for src in cells:
             tree = parse_cell(src)
             if tree is None:
@@ -280,7 +299,7 @@ class _Notebook:
                 self._statement(node, src, constants)
 
     def _forget(self, name: str) -> None:
-        for table in (self.defs, self.aliases, self.consts, self.imports, self.opaque):
+        for table in (self.defs, self.aliases, self.consts, self.imports, self.opaque, self.texts):
             table.pop(name, None)
 
     def _statement(self, node, src: str, constants: dict) -> None:
@@ -318,6 +337,8 @@ class _Notebook:
                 v = None if value is None else _evaluate(value, self.consts, self.imports)
                 if v is not None:
                     self.consts[name] = v
+                elif (text := _signature_text(value)) is not None:
+                    self.texts[name] = text
                 else:
                     self.opaque[name] = ast.unparse(node)[:80]
 
@@ -331,7 +352,7 @@ class _Notebook:
             if inner != "python":
                 return inner, f"{kind}-jitting {target}, which is already jitted"
             return kind, problem
-        return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports)
+        return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports, set(self.texts))
 
 
 def bound_names(cells: list[str], constants: dict) -> Any:
@@ -417,6 +438,9 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
                 out.alias_src[name] = nb.alias_src[name]
                 continue
             fn, lines = defs[name], nb.srcs[name].splitlines()
+            for d in [n for dec in fn.decorator_list for n in ast.walk(dec)]:
+                if isinstance(d, ast.Name) and d.id in nb.texts:  # @cuda.jit(SIG)
+                    out.constants[d.id] = nb.texts[d.id]
             text = "\n".join(lines[_first_line(fn) - 1 : fn.end_lineno]) + "\n"
             out.written[name] = textwrap.dedent(text)  # a def inside a with block is indented
             out.device[name] = nb.kind(name)[0]
