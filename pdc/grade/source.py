@@ -329,6 +329,20 @@ class _Notebook:
                 self.aliases[name] = (target, kind)
                 self.alias_src[name] = ast.unparse(node)
             return
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            name = node.target.id  # HALO = TILE; HALO += 2 * R
+            if name.startswith("__") or name in constants:
+                return
+            v = None
+            if type(node.op) in _BINOPS and name in self.consts:
+                expr = ast.BinOp(ast.Name(name, ast.Load()), node.op, node.value)
+                v = _evaluate(expr, self.consts, self.imports)
+            self._forget(name)
+            if v is not None:
+                self.consts[name] = v
+            else:
+                self.opaque[name] = ast.unparse(node)[:80]
+            return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             for name, value in _bindings(node):
                 if name.startswith("__") or name in constants:

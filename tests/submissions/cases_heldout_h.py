@@ -231,6 +231,32 @@ def block_scan(x, out, block_sums):
         out[i] = s[t] + v
 """,
     ),
+    "hoh_histogram_shared_stride_by_augmented_assignment": dict(
+        exercise="07_histogram",
+        part="histogram_shared",
+        full=True,
+        kernel="""
+STRIDE = TPB
+STRIDE *= BLOCKS  # the whole grid's width: the launch is BLOCKS x TPB
+
+
+@cuda.jit
+def histogram_shared(values, hist):
+    s = cuda.shared.array(BINS, int32)
+    t = cuda.threadIdx.x
+    if t < BINS:
+        s[t] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    while i < values.size:
+        if values[i] < BINS:
+            cuda.atomic.add(s, values[i], 1)
+        i += STRIDE
+    cuda.syncthreads()
+    if t < BINS and s[t] > 0:
+        cuda.atomic.add(hist, t, s[t])
+""",
+    ),
     "hoh_transpose_naive_course_module_renamed": dict(
         exercise="09_transpose",
         part="transpose_naive",
@@ -238,12 +264,12 @@ def block_scan(x, out, block_sums):
         kernel="""
 import pdc as course
 
-gpu = course.numba_cuda()
+dev = course.numba_cuda()
 
 
-@gpu.jit
+@dev.jit
 def transpose_naive(a, out):
-    col, row = gpu.grid(2)
+    col, row = dev.grid(2)
     if row < a.shape[0] and col < a.shape[1]:
         out[col, row] = a[row, col]
 """,
