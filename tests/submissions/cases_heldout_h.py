@@ -473,7 +473,10 @@ def add_block_offsets(out, offsets):
 
 %timeit -n1 -r1 pass
 """,
-        extra_after=["", "def broken(:\n    pass\n\n@cuda.jit\ndef add_block_offsets(out, offsets):\n    pass"],
+        extra_after=[
+            "",
+            "def broken(:\n    pass\n\n@cuda.jit\ndef add_block_offsets(out, offsets):\n    pass",
+        ],
     ),
     "hoh_multiply_crlf_tabs": dict(
         exercise="01_elementwise",
@@ -548,7 +551,10 @@ with warnings.catch_warnings():
         fail=ALL,
         passes=[],
         reason="kernels",
-        extra_after=["%%writefile kernels.py\nfrom numba import cuda\n" + MULTIPLY, "from kernels import multiply"],
+        extra_after=[
+            "%%writefile kernels.py\nfrom numba import cuda\n" + MULTIPLY,
+            "from kernels import multiply",
+        ],
     ),
     "hoh_multiply_by_exec": dict(
         exercise="01_elementwise",
