@@ -203,3 +203,38 @@ def test_a_kernel_defined_only_sometimes_is_not_followed(cell):
 def test_a_graded_name_bound_to_no_function_says_what_it_is(cell, says):
     problem = source.extract([HEAD, _kernel(), cell + "\n"], ["multiply"], {}).problems["multiply"]
     assert problem.startswith(says) and "with def, decorated @cuda.jit" in problem
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "void(float32[:], float32[:], float32[:])",
+        "void(f4[:, ::1], int32[::1], float32[:])",
+        "(float32[:], float32[:], float32[:])",
+    ],
+)
+def test_a_signature_of_types_written_as_text_is_accepted(text):
+    cells = [HEAD, _kernel(f"@cuda.jit({text!r})")]
+    assert "multiply" not in source.extract(cells, ["multiply"], {}).problems
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "void(float32[:]) if __import__('os').getpid() else None",
+        "exec('import os') or void(float32[:])",
+        "void(float32[:]).__class__",
+        "void(float32[::10 ** 9])",
+        "[open('x') for k in (1,)] and void(float32[:])",
+    ],
+)
+@pytest.mark.parametrize("named", [False, True])
+def test_a_signature_text_numba_would_run_as_python_is_refused(text, named):
+    """numba evaluates a signature text with eval, builtins included: only types may be in it."""
+    cells = [
+        HEAD,
+        f"SIG = {text!r}\n" if named else "",
+        _kernel(f"@cuda.jit({'SIG' if named else repr(text)})"),
+    ]
+    problem = source.extract(cells, ["multiply"], {}).problems["multiply"]
+    assert "a signature names numba types only" in problem

@@ -201,11 +201,47 @@ def _is_type(path: str | None) -> bool:
     return mod.split(".")[0] in ("numba", "numpy") and attr in (*DTYPE_NAMES, "void", "none")
 
 
-def _safe_argument(node, imports: dict, texts=frozenset()) -> bool:
+def signature_text(text: str) -> bool:
+    """Whether a signature written as text is only types: numba evaluates it as Python
+    (``eval`` with builtins, in its types' namespace), so ``"__import__('os')..."`` would run.
+
+    Allowed: names of numba types (``float32``, ``f4``, ``void``), calls of types, subscripts,
+    slices, tuples and small integers (``"void(float32[:, ::1])"``); syntax errors are left to
+    numba, which refuses them in its own words.
+    """
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return True
+    from numba.cuda.core import sigutils  # the namespace cuda.jit evaluates signatures in
+
+    allowed = (ast.Expression, ast.Call, ast.Subscript, ast.Slice, ast.Tuple, ast.Load)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            value = getattr(sigutils.types, n.id, None)
+            if n.id.startswith("_") or not isinstance(value, sigutils.types.Type):
+                return False
+        elif isinstance(n, ast.Constant):
+            if n.value is not None and not (type(n.value) is int and abs(n.value) <= 64):
+                return False
+        elif not isinstance(n, allowed):
+            return False
+    return True
+
+
+def _safe_argument(node, imports: dict, texts: dict | None = None) -> bool:
     """Constants and numba/NumPy type expressions: what a decorator may be given (``texts``:
-    names the notebook bound to a signature written as text, ``SIG = "void(float32[:])"``)."""
+    names the notebook bound to a signature written as text, ``SIG = "void(float32[:])"``).
+    A signature written as text must hold only types (:func:`signature_text`)."""
+    texts = texts or {}
     for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            if not signature_text(n.value):
+                return False
         if isinstance(n, ast.Name) and n.id in texts:
+            value = texts[n.id]
+            if not all(signature_text(t) for t in ([value] if isinstance(value, str) else value)):
+                return False
             continue
         if isinstance(n, ast.Name) and not usable(imports.get(n.id)):
             if not (imports.get(n.id) or "").startswith("numba."):
@@ -233,13 +269,14 @@ def _safe_argument(node, imports: dict, texts=frozenset()) -> bool:
     return True
 
 
-def jit_kind(decorators: list, imports: dict, texts=frozenset()) -> tuple[str, str]:
+def jit_kind(decorators: list, imports: dict, texts: dict | None = None) -> tuple[str, str]:
     """What the decorators make of a function: (kind, problem).
 
     kind is "kernel" (``@cuda.jit``, with or without a signature), "device"
     (``@cuda.jit(device=True)``), "cpu" (``@njit``, ``@numba.jit``) or "python" (none);
-    problem is "" or why the decorators cannot be graded. ``texts`` are the names bound to
-    signatures written as text, which a decorator may be given (``@cuda.jit(SIG)``).
+    problem is "" or why the decorators cannot be graded. ``texts``: name -> a signature
+    written as text (or a list of them) the notebook bound, which a decorator may be given
+    (``@cuda.jit(SIG)``).
     """
     if not decorators:
         return "python", ""
@@ -255,7 +292,16 @@ def jit_kind(decorators: list, imports: dict, texts=frozenset()) -> tuple[str, s
         bad = [a for a in call.args if not _safe_argument(a, imports, texts)]
         bad += [k.value for k in call.keywords if not isinstance(k.value, ast.Constant)]
         if bad or any(k.arg is None for k in call.keywords):
-            return "python", f"the decorator argument {ast.unparse((bad or [call])[0])}"
+            first = (bad or [call])[0]
+            texts_in = [n for n in ast.walk(first) if isinstance(n, ast.Constant | ast.Name)]
+            if any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in texts_in) or (
+                any(isinstance(n, ast.Name) and n.id in (texts or {}) for n in texts_in)
+            ):
+                return "python", (
+                    f"the decorator argument {ast.unparse(first)[:120]} (a signature names "
+                    'numba types only, as "void(float32[:], float32[:])")'
+                )
+            return "python", f"the decorator argument {ast.unparse(first)}"
         other = [k.arg for k in call.keywords if k.arg not in OPTIONS[kind]]
         if other:
             return "python", (

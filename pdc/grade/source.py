@@ -366,7 +366,7 @@ class _Notebook:
             if inner != "python":
                 return inner, f"{kind}-jitting {target}, which is already jitted"
             return kind, problem
-        return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports, set(self.texts))
+        return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports, self.texts)
 
 
 def bound_names(cells: list[str], constants: dict) -> Any:

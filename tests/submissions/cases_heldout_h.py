@@ -2,12 +2,12 @@
 kernel redefined in a later cell, the ways a notebook names numba.cuda and its types (a second
 name for the module, a type bound to a name, a star import), constants read from imported
 names, written as text or changed by an augmented assignment, a signature named once,
-``cache=True``, IPython syntax beside a cell that does not parse, a kernel inside a ``with``
-block, and the graded name bound to a NumPy function.
+``cache=True``, a kernel inside a ``with`` block, the graded name bound to a NumPy function,
+and a signature text that is Python code.
 
-All but the first and the magics case were misgraded before (a correct kernel refused, or a
-refusal that named no cause); pdc.grade.source and pdc.grade.imports now read them as a run of
-the cells binds them (tests/test_grade_names.py).
+All but the first were misgraded before (a correct kernel refused, a refusal that named no
+cause, or a signature text that ran as Python in the grader's processes); pdc.grade.source and
+pdc.grade.imports now read them as a run of the cells binds them (tests/test_grade_names.py).
 """
 
 from __future__ import annotations
@@ -211,32 +211,7 @@ def normalize(e, s, out):
         out[row, col] = e[row, col] / s[row]
 """,
     ),
-    # -- IPython syntax, odd cells -------------------------------------------------------------
-    "hoh_offsets_magics_in_cell": dict(
-        exercise="08_scan",
-        part="add_block_offsets",
-        full=True,
-        kernel="""
-%load_ext autoreload
-%autoreload 2
-!ls > /dev/null
-
-
-@cuda.jit
-def add_block_offsets(out, offsets):
-    i = cuda.grid(1)
-    b = cuda.blockIdx.x
-    if b > 0 and i < out.size:
-        out[i] += offsets[b - 1]
-
-
-%timeit -n1 -r1 pass
-""",
-        extra_after=[
-            "",
-            "def broken(:\n    pass\n\n@cuda.jit\ndef add_block_offsets(out, offsets):\n    pass",
-        ],
-    ),
+    # -- a kernel inside a block -------------------------------------------------------------
     "hoh_blur2d_defined_in_with_block": dict(
         exercise="04_conv2d",
         part="blur2d",
@@ -263,6 +238,22 @@ with warnings.catch_warnings():
 """,
     ),
     # -- the graded name bound to something else; cheating shapes --------------------------
+    # Missed before: numba evaluates a signature written as text with Python's eval (and its
+    # builtins), so this text ran in the compiling process and in the grader's child.
+    "attack_signature_text_runs_python": dict(
+        exercise="01_elementwise",
+        part="multiply",
+        fail=ALL,
+        passes=[],
+        reason="a signature names numba types only",
+        kernel="""
+@cuda.jit("void(float32[:], float32[:], float32[:]) if __import__('os').getpid() else None")
+def multiply(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] * b[i]
+""",
+    ),
     "hoh_multiply_bound_to_numpy": dict(
         exercise="01_elementwise",
         part="multiply",
