@@ -238,3 +238,13 @@ def test_a_signature_text_numba_would_run_as_python_is_refused(text, named):
     ]
     problem = source.extract(cells, ["multiply"], {}).problems["multiply"]
     assert "a signature names numba types only" in problem
+
+
+@pytest.mark.parametrize(
+    "definition, want",
+    [("SHAPE = (K,) * 2", (4, 4)), ("SHAPE = 2 * (K, 1) + (3,)", (4, 1, 4, 1, 3))],
+)
+def test_a_tuple_built_by_arithmetic_is_a_constant(definition, want):
+    body = "out[i] = a[i] * b[i] * SHAPE[0]"
+    ext, namespace = _module([HEAD, "K = 4\n" + definition + "\n", _kernel(body=body)])
+    assert ext.constants["SHAPE"] == want == namespace["SHAPE"]

@@ -149,6 +149,8 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a: Any = _evaluate(node.left, env, imports)
         b: Any = _evaluate(node.right, env, imports)
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            return _tuple_op(node.op, a, b)  # (TILE,) * 2, SHAPE + (4,)
         if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
             return None
         if isinstance(node.op, (ast.Pow, ast.LShift)) and abs(cast(Any, b)) > 64:
@@ -184,6 +186,21 @@ def _evaluate(node, env: dict, imports: dict | None = None):
                 return None
             return out if isinstance(out, _NUMBER) else None
     return None
+
+
+def _tuple_op(op: ast.operator, a: Any, b: Any) -> tuple | None:
+    """``(TILE,) * 2`` or ``(TILE,) + (R,)``: a tuple of numbers, as Python makes it, else None."""
+    if isinstance(op, ast.Add) and isinstance(a, tuple) and isinstance(b, tuple):
+        out = a + b
+    elif isinstance(op, ast.Mult) and isinstance(a, tuple) != isinstance(b, tuple):
+        times = b if isinstance(a, tuple) else a
+        items = a if isinstance(a, tuple) else b
+        if type(times) is not int or not 0 <= times * len(items) <= MAX_TUPLE:
+            return None
+        out = items * times
+    else:
+        return None
+    return out if len(out) <= MAX_TUPLE else None
 
 
 def _first_line(fn: ast.FunctionDef) -> int:
