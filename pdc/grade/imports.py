@@ -18,7 +18,12 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import inspect
+import json
 import math
+import os
+import subprocess
+import sys
 import types
 
 #: Modules kernel code may use, by their full dotted name.
@@ -72,9 +77,37 @@ def star_names(mod: str) -> dict[str, str]:
     """What ``from mod import *`` binds, for a module kernels may use: its ``__all__``, or its
     public names, as Python's import does (``from math import *`` binds ``exp`` and ``inf``).
 
-    The module is imported to ask it (numba only for a notebook that star-imports it).
+    math and NumPy are asked here. numba is asked in a fresh process (once per grading
+    process, and only for a notebook that star-imports it): where a notebook has switched on
+    numba's CUDA simulator, ``numba.cuda`` here is the simulator's, whose names differ from
+    those of the numba-cuda that compiles the kernel. Where that process fails, the names stay
+    unknown, and numba names what the kernel lacks.
     """
-    module = importlib.import_module(mod)
+    if mod in ("math", "numpy"):
+        return _public_names(importlib.import_module(mod), MODULES)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    code = (
+        "import importlib, json, types\n"
+        + inspect.getsource(_public_names)
+        + f"print(json.dumps(_public_names(importlib.import_module({mod!r}), {MODULES!r})))\n"
+    )
+    try:
+        run = subprocess.run(
+            [sys.executable, "-I", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        out = json.loads(run.stdout) if run.returncode == 0 else {}
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        out = {}
+    return {str(k): str(v) for k, v in out.items()} if isinstance(out, dict) else {}
+
+
+def _public_names(module, modules) -> dict:
+    """Name -> full path of what ``from module import *`` binds (run here, or by itself in a
+    fresh process): a module it re-exports maps to that module where kernels may use it."""
     names = getattr(module, "__all__", None)
     if names is None:
         names = [n for n in vars(module) if not n.startswith("_")]
@@ -82,10 +115,10 @@ def star_names(mod: str) -> dict[str, str]:
     for n in names:
         value = getattr(module, n, None) if isinstance(n, str) else None
         if isinstance(value, types.ModuleType):  # numba.cuda's np is numpy; its os is none
-            if value.__name__ in MODULES:
+            if value.__name__ in modules:
                 out[n] = value.__name__
         elif isinstance(n, str):
-            out[n] = f"{mod}.{n}"
+            out[n] = f"{module.__name__}.{n}"
     return out
 
 
