@@ -116,7 +116,7 @@ def test_the_exercise_constant_wins_over_an_augmented_assignment():
     ],
 )
 def test_a_star_import_from_a_module_kernels_use_binds_its_names(star, body):
-    ext, _ = _module([HEAD, star + "\n", _kernel(body=body)])
+    ext, _ = _module([HEAD, star + "\n", _kernel(body=body)], define=False)
     _compiles(ext)
 
 
