@@ -16,7 +16,15 @@ compile gate evaluates them.
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
+import inspect
+import json
 import math
+import os
+import subprocess
+import sys
+import types
 
 #: Modules kernel code may use, by their full dotted name.
 MODULES = ("math", "numpy", "numba", "numba.cuda")
@@ -57,8 +65,60 @@ def bindings(node: ast.stmt) -> dict[str, str | None]:
         mod = node.module or ""
         for a in node.names:
             if a.name == "*":
-                continue  # names unknown to the grader stay unknown
+                if node.level == 0 and mod in MODULES:
+                    out.update(star_names(mod))
+                continue  # from any other module: names unknown to the grader stay unknown
             out[a.asname or a.name] = f"{mod}.{a.name}" if node.level == 0 else None
+    return out
+
+
+@functools.lru_cache(maxsize=len(MODULES))
+def star_names(mod: str) -> dict[str, str]:
+    """What ``from mod import *`` binds, for a module kernels may use: its ``__all__``, or its
+    public names, as Python's import does (``from math import *`` binds ``exp`` and ``inf``).
+
+    math and NumPy are asked here. numba is asked in a fresh process (once per grading
+    process, and only for a notebook that star-imports it): where a notebook has switched on
+    numba's CUDA simulator, ``numba.cuda`` here is the simulator's, whose names differ from
+    those of the numba-cuda that compiles the kernel. Where that process fails, the names stay
+    unknown, and numba names what the kernel lacks.
+    """
+    if mod in ("math", "numpy"):
+        return _public_names(importlib.import_module(mod), MODULES)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    code = (
+        "import importlib, json, types\n"
+        + inspect.getsource(_public_names)
+        + f"print(json.dumps(_public_names(importlib.import_module({mod!r}), {MODULES!r})))\n"
+    )
+    try:
+        run = subprocess.run(
+            [sys.executable, "-I", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        out = json.loads(run.stdout) if run.returncode == 0 else {}
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        out = {}
+    return {str(k): str(v) for k, v in out.items()} if isinstance(out, dict) else {}
+
+
+def _public_names(module, modules) -> dict:
+    """Name -> full path of what ``from module import *`` binds (run here, or by itself in a
+    fresh process): a module it re-exports maps to that module where kernels may use it."""
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in vars(module) if not n.startswith("_")]
+    out = {}
+    for n in names:
+        value = getattr(module, n, None) if isinstance(n, str) else None
+        if isinstance(value, types.ModuleType):  # numba.cuda's np is numpy; its os is none
+            if value.__name__ in modules:
+                out[n] = value.__name__
+        elif isinstance(n, str):
+            out[n] = f"{module.__name__}.{n}"
     return out
 
 
@@ -73,18 +133,22 @@ def course_binding(node: ast.stmt, imports: dict) -> tuple[str, str] | None:
 
 
 def attribute_binding(node: ast.stmt, imports: dict) -> tuple[str, str] | None:
-    """``sync = cuda.syncthreads``, ``exp = math.exp``: a second name for a function of
-    numba.cuda or math, which the compile gate imports under that name -> ("sync", path)."""
+    """A second name for something kernels may use, which the compile gate imports under that
+    name -> ("sync", path): a function of numba.cuda or math (``sync = cuda.syncthreads``,
+    ``exp = math.exp``), a module (``gpu = numba.cuda``, ``nc = cuda``) or a type
+    (``COUNT = np.int32``, ``f32 = numba.float32``)."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
         return None
     t, v = node.targets[0], node.value
-    if not isinstance(t, ast.Name) or not isinstance(v, ast.Attribute):
+    if not isinstance(t, ast.Name) or not isinstance(v, ast.Attribute | ast.Name):
         return None
     path = resolve(v, imports)
     mod, _, attr = (path or "").rpartition(".")
     if mod == "math" and callable(getattr(math, attr, None)):  # math.pi stays a constant
         return t.id, str(path)
     if mod == "numba.cuda" and usable(path):
+        return t.id, str(path)
+    if path in MODULES or (usable(path) and attr in DTYPE_NAMES):
         return t.id, str(path)
     return None
 
@@ -150,13 +214,15 @@ def resolve(node, imports: dict) -> str | None:
 
 _JITS = {"numba.cuda.jit": "cuda", "numba.njit": "cpu", "numba.jit": "cpu"}
 #: Decorator options that change how a function compiles, and nothing outside it (no
-#: ``link=`` files, no ``cache=`` writes): the compile gate and the simulator evaluate them.
+#: ``link=`` files): the compile gate and the simulator evaluate them. ``cache=True`` is
+#: accepted and does nothing there (pdc.ptx.worker.eager_signatures_recorded): the code is the
+#: same, and no cache file is written.
 OPTIONS = {
     "cuda": frozenset(
         "device fastmath debug opt lineinfo inline forceinline max_registers boundscheck "
-        "nopython".split()
+        "nopython cache".split()
     ),
-    "cpu": frozenset("fastmath inline nopython nogil boundscheck error_model".split()),
+    "cpu": frozenset("fastmath inline nopython nogil boundscheck error_model cache".split()),
 }
 
 
@@ -168,9 +234,48 @@ def _is_type(path: str | None) -> bool:
     return mod.split(".")[0] in ("numba", "numpy") and attr in (*DTYPE_NAMES, "void", "none")
 
 
-def _safe_argument(node, imports: dict) -> bool:
-    """Constants and numba/NumPy type expressions: what a decorator may be given."""
+def signature_text(text: str) -> bool:
+    """Whether a signature written as text is only types: numba evaluates it as Python
+    (``eval`` with builtins, in its types' namespace), so ``"__import__('os')..."`` would run.
+
+    Allowed: names of numba types (``float32``, ``f4``, ``void``), calls of types, subscripts,
+    slices, tuples and small integers (``"void(float32[:, ::1])"``); syntax errors are left to
+    numba, which refuses them in its own words.
+    """
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return True
+    from numba.cuda.core import sigutils  # the namespace cuda.jit evaluates signatures in
+
+    allowed = (ast.Expression, ast.Call, ast.Subscript, ast.Slice, ast.Tuple, ast.Load)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            value = getattr(sigutils.types, n.id, None)
+            if n.id.startswith("_") or not isinstance(value, sigutils.types.Type):
+                return False
+        elif isinstance(n, ast.Constant):
+            if n.value is not None and not (type(n.value) is int and abs(n.value) <= 64):
+                return False
+        elif not isinstance(n, allowed):
+            return False
+    return True
+
+
+def _safe_argument(node, imports: dict, texts: dict | None = None) -> bool:
+    """Constants and numba/NumPy type expressions: what a decorator may be given (``texts``:
+    names the notebook bound to a signature written as text, ``SIG = "void(float32[:])"``).
+    A signature written as text must hold only types (:func:`signature_text`)."""
+    texts = texts or {}
     for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            if not signature_text(n.value):
+                return False
+        if isinstance(n, ast.Name) and n.id in texts:
+            value = texts[n.id]
+            if not all(signature_text(t) for t in ([value] if isinstance(value, str) else value)):
+                return False
+            continue
         if isinstance(n, ast.Name) and not usable(imports.get(n.id)):
             if not (imports.get(n.id) or "").startswith("numba."):
                 return False
@@ -197,12 +302,14 @@ def _safe_argument(node, imports: dict) -> bool:
     return True
 
 
-def jit_kind(decorators: list, imports: dict) -> tuple[str, str]:
+def jit_kind(decorators: list, imports: dict, texts: dict | None = None) -> tuple[str, str]:
     """What the decorators make of a function: (kind, problem).
 
     kind is "kernel" (``@cuda.jit``, with or without a signature), "device"
     (``@cuda.jit(device=True)``), "cpu" (``@njit``, ``@numba.jit``) or "python" (none);
-    problem is "" or why the decorators cannot be graded.
+    problem is "" or why the decorators cannot be graded. ``texts``: name -> a signature
+    written as text (or a list of them) the notebook bound, which a decorator may be given
+    (``@cuda.jit(SIG)``).
     """
     if not decorators:
         return "python", ""
@@ -215,10 +322,19 @@ def jit_kind(decorators: list, imports: dict) -> tuple[str, str]:
     if kind is None:
         return "python", f"the decorator @{ast.unparse(d)} (only cuda.jit, as imported)"
     if call is not None:
-        bad = [a for a in call.args if not _safe_argument(a, imports)]
+        bad = [a for a in call.args if not _safe_argument(a, imports, texts)]
         bad += [k.value for k in call.keywords if not isinstance(k.value, ast.Constant)]
         if bad or any(k.arg is None for k in call.keywords):
-            return "python", f"the decorator argument {ast.unparse((bad or [call])[0])}"
+            first = (bad or [call])[0]
+            texts_in = [n for n in ast.walk(first) if isinstance(n, ast.Constant | ast.Name)]
+            if any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in texts_in) or (
+                any(isinstance(n, ast.Name) and n.id in (texts or {}) for n in texts_in)
+            ):
+                return "python", (
+                    f"the decorator argument {ast.unparse(first)[:120]} (a signature names "
+                    'numba types only, as "void(float32[:], float32[:])")'
+                )
+            return "python", f"the decorator argument {ast.unparse(first)}"
         other = [k.arg for k in call.keywords if k.arg not in OPTIONS[kind]]
         if other:
             return "python", (

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -133,11 +134,11 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     imports = imports or {}
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, _NUMBER) else None
-    if isinstance(node, ast.Name):
-        return env.get(node.id)
+    if isinstance(node, ast.Name) and node.id in env:
+        return env[node.id]
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
         return literals.type_limit(node, lambda n: _path(n, imports))
-    if isinstance(node, ast.Attribute):
+    if isinstance(node, ast.Attribute | ast.Name):  # math.pi, np.inf; inf from math import inf
         path = _path(node, imports) or ""
         mod, _, attr = path.rpartition(".")
         if mod in ("math", "numpy") and attr in _MATH_CONSTANTS:
@@ -154,6 +155,8 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a: Any = _evaluate(node.left, env, imports)
         b: Any = _evaluate(node.right, env, imports)
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            return _tuple_op(node.op, a, b)  # (TILE,) * 2, SHAPE + (4,)
         if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
             return None
         if isinstance(node.op, (ast.Pow, ast.LShift)) and abs(cast(Any, b)) > 64:
@@ -174,10 +177,13 @@ def _evaluate(node, env: dict, imports: dict | None = None):
         f = _callee(node.func, imports)
         if f is None:
             return None
-        if f is float and isinstance(node.args[0], ast.Constant):
-            text = node.args[0].value  # float("-inf")
-            if isinstance(text, str) and text.strip().lower().lstrip("+-") in ("inf", "nan"):
-                return float(text)
+        text = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+        if isinstance(text, str) and len(node.args) == 1 and f not in (min, max, abs):
+            try:  # float("-inf"), np.float32("1e-3"): a number written as text
+                out = f(text) if len(text) <= 64 else None
+            except (TypeError, ValueError, OverflowError):
+                return None
+            return out if isinstance(out, _NUMBER) else None
         vals = [_evaluate(a, env, imports) for a in node.args]
         if all(isinstance(v, _NUMBER) for v in vals):
             try:
@@ -186,6 +192,21 @@ def _evaluate(node, env: dict, imports: dict | None = None):
                 return None
             return out if isinstance(out, _NUMBER) else None
     return None
+
+
+def _tuple_op(op: ast.operator, a: Any, b: Any) -> tuple | None:
+    """``(TILE,) * 2`` or ``(TILE,) + (R,)``: a tuple of numbers, as Python makes it, else None."""
+    if isinstance(op, ast.Add) and isinstance(a, tuple) and isinstance(b, tuple):
+        out = a + b
+    elif isinstance(op, ast.Mult) and isinstance(a, tuple) != isinstance(b, tuple):
+        times = b if isinstance(a, tuple) else a
+        items = a if isinstance(a, tuple) else b
+        if type(times) is not int or not 0 <= times * len(items) <= MAX_TUPLE:
+            return None
+        out = items * times
+    else:
+        return None
+    return out if len(out) <= MAX_TUPLE else None
 
 
 def _first_line(fn: ast.FunctionDef) -> int:
@@ -233,6 +254,23 @@ def _bindings(node) -> list[tuple[str, ast.expr | None]]:
     return out
 
 
+def _signature_text(node) -> Any:
+    """A string, or a list or tuple of strings, written as literals (what ``cuda.jit`` takes as
+    signatures), else None. Only a decorator may use it (pdc.grade.imports.jit_kind)."""
+    if not isinstance(node, ast.Constant | ast.List | ast.Tuple):
+        return None
+    items = node.elts if isinstance(node, ast.List | ast.Tuple) else [node]
+    if len(items) > 16 or not all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) and len(e.value) <= 500
+        for e in items
+    ):
+        return None
+    values = [cast(ast.Constant, e).value for e in items]
+    if isinstance(node, ast.Constant):
+        return values[0]
+    return tuple(values) if isinstance(node, ast.Tuple) else values
+
+
 def _names_function(alias: tuple[str, str, str], defs: dict, aliases: dict) -> bool:
     """Whether an alias refers to a function (``f = g`` may also copy a constant)."""
     return alias[2] != "same" or alias[1] in defs or alias[1] in aliases
@@ -263,15 +301,28 @@ class _Notebook:
         self.imports: dict[str, str | None] = {}
         # name -> the statement that bound it to something only a run computes
         self.opaque: dict[str, str] = {}
+        # name -> a signature written as text, or a list of them: SIG = "void(float32[:])"
+        self.texts: dict[str, Any] = {}
         for src in cells:
             tree = parse_cell(src)
             if tree is None:
                 continue  # the cell would stop at its syntax error and define nothing
-            for node in tree.body:
+            self._block(tree.body, src, constants)
+
+    def _block(self, body: list, src: str, constants: dict) -> None:
+        """Top-level statements in order; the bodies of ``with`` and ``try`` run with them
+        (``with warnings.catch_warnings():`` around a kernel), the branches of an ``if`` and
+        an ``except`` run only sometimes, and are not followed."""
+        for node in body:
+            if isinstance(node, ast.With):
+                self._block(node.body, src, constants)
+            elif isinstance(node, ast.Try):
+                self._block([*node.body, *node.orelse, *node.finalbody], src, constants)
+            else:
                 self._statement(node, src, constants)
 
     def _forget(self, name: str) -> None:
-        for table in (self.defs, self.aliases, self.consts, self.imports, self.opaque):
+        for table in (self.defs, self.aliases, self.consts, self.imports, self.opaque, self.texts):
             table.pop(name, None)
 
     def _statement(self, node, src: str, constants: dict) -> None:
@@ -301,6 +352,20 @@ class _Notebook:
                 self.aliases[name] = (target, kind)
                 self.alias_src[name] = ast.unparse(node)
             return
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            name = node.target.id  # HALO = TILE; HALO += 2 * R
+            if name.startswith("__") or name in constants:
+                return
+            v = None
+            if type(node.op) in _BINOPS and name in self.consts:
+                expr = ast.BinOp(ast.Name(name, ast.Load()), node.op, node.value)
+                v = _evaluate(expr, self.consts, self.imports)
+            self._forget(name)
+            if v is not None:
+                self.consts[name] = v
+            else:
+                self.opaque[name] = ast.unparse(node)[:80]
+            return
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             for name, value in _bindings(node):
                 if name.startswith("__") or name in constants:
@@ -309,6 +374,8 @@ class _Notebook:
                 v = None if value is None else _evaluate(value, self.consts, self.imports)
                 if v is not None:
                     self.consts[name] = v
+                elif (text := _signature_text(value)) is not None:
+                    self.texts[name] = text
                 else:
                     self.opaque[name] = ast.unparse(node)[:80]
 
@@ -322,7 +389,7 @@ class _Notebook:
             if inner != "python":
                 return inner, f"{kind}-jitting {target}, which is already jitted"
             return kind, problem
-        return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports)
+        return jitkinds.jit_kind(self.defs[name].decorator_list, self.imports, self.texts)
 
 
 def bound_names(cells: list[str], constants: dict) -> Any:
@@ -374,7 +441,7 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
     out.imports = {n: p for n, p in nb.imports.items() if jitkinds.importable(p)}
     for k in kernels:
         if k not in defs and k not in aliases:
-            out.problems[k] = f"no function named {k!r} in the notebook"
+            out.problems[k] = _not_defined(k, nb)
             continue
         kind, problem = nb.kind(k)
         if problem:
@@ -408,9 +475,26 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
                 out.alias_src[name] = nb.alias_src[name]
                 continue
             fn, lines = defs[name], nb.srcs[name].splitlines()
-            out.written[name] = "\n".join(lines[_first_line(fn) - 1 : fn.end_lineno]) + "\n"
+            for d in [n for dec in fn.decorator_list for n in ast.walk(dec)]:
+                if isinstance(d, ast.Name) and d.id in nb.texts:  # @cuda.jit(SIG)
+                    out.constants[d.id] = nb.texts[d.id]
+            text = "\n".join(lines[_first_line(fn) - 1 : fn.end_lineno]) + "\n"
+            out.written[name] = textwrap.dedent(text)  # a def inside a with block is indented
             out.device[name] = nb.kind(name)[0]
     return out
+
+
+def _not_defined(k: str, nb: _Notebook) -> str:
+    """Why no kernel is bound to ``k``, naming what the notebook bound to it instead."""
+    fix = f"define {k} in a code cell of this notebook with def, decorated @cuda.jit"
+    if k in nb.imports:
+        where = nb.imports[k] or "a relative module"
+        return f"{k} is imported from {where}, which the grader does not read: {fix}"
+    if k in nb.opaque:
+        return f"{k} is bound by `{nb.opaque[k]}`, not defined as a function: {fix}"
+    if k in nb.consts:
+        return f"{k} is bound to the number {nb.consts[k]!r}, not to a function: {fix}"
+    return f"no function named {k!r} in the notebook"
 
 
 def _definition_problems(fn: ast.FunctionDef, nb: _Notebook) -> list[str]:

@@ -75,10 +75,17 @@ def _load(job: dict) -> tuple[Any, tuple]:
 @contextlib.contextmanager
 def eager_signatures_recorded():
     """Kernels jitted with a signature (``@cuda.jit("void(float64[:])")``) compile at once,
-    which needs a GPU; while the source runs, record their signatures instead."""
+    which needs a GPU; while the source runs, record their signatures instead.
+
+    ``cache=True`` asks for an on-disk cache next to the notebook, which a module defined
+    from text has no place for (numba: "no locator available"); it changes nothing in the
+    code, so while the source runs it is ignored.
+    """
+    from numba.core.dispatcher import Dispatcher
     from numba.cuda.dispatcher import CUDADispatcher
 
     real, real_disable = CUDADispatcher.compile, CUDADispatcher.disable_compile
+    real_caching = CUDADispatcher.enable_caching, Dispatcher.enable_caching
 
     def record(self, sig):
         self.__dict__.setdefault("_pdc_eager", []).append(tuple(sig))
@@ -86,13 +93,19 @@ def eager_signatures_recorded():
     def keep_compiling(self, val=True):
         pass  # nothing was compiled yet: leave the dispatcher able to compile
 
+    def no_cache(self):
+        pass
+
     CUDADispatcher.compile = record  # type: ignore[method-assign]
     CUDADispatcher.disable_compile = keep_compiling  # type: ignore[method-assign]
+    CUDADispatcher.enable_caching = no_cache  # type: ignore[method-assign]
+    Dispatcher.enable_caching = no_cache  # type: ignore[method-assign]
     try:
         yield
     finally:
         CUDADispatcher.compile = real  # type: ignore[method-assign]
         CUDADispatcher.disable_compile = real_disable  # type: ignore[method-assign]
+        CUDADispatcher.enable_caching, Dispatcher.enable_caching = real_caching  # type: ignore[method-assign]
 
 
 def _eager_match(obj: Any, argtypes: tuple) -> tuple:
