@@ -26,6 +26,8 @@ import subprocess
 import sys
 import types
 
+from pdc import pyast
+
 #: Modules kernel code may use, by their full dotted name.
 MODULES = ("math", "numpy", "numba", "numba.cuda")
 DTYPE_NAMES = (
@@ -243,7 +245,7 @@ def signature_text(text: str) -> bool:
     numba, which refuses them in its own words.
     """
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = pyast.parse_expr(text.strip())
     except SyntaxError:
         return True
     from numba.cuda.core import sigutils  # the namespace cuda.jit evaluates signatures in
