@@ -85,12 +85,15 @@ def test_numba_compile_failure_names_the_cpu_backend():
         RingKernelRuntime(backend="cpu").launch(kdef)
 
 
-def test_the_compiled_loop_reads_control_words_with_atomic_loads():
+def test_the_compiled_loop_reads_control_words_with_atomic_loads(monkeypatch):
+    from pdc.ring.engines import cpu
     from pdc.ring.engines.base import EngineOptions
-    from pdc.ring.engines.cpu import compiled_loop
     from pdc.ring.handlers import HandlerSpec
 
-    loop = compiled_loop(HandlerSpec.create(root, REQ, REP), EngineOptions())
+    # Compiled here: a loop loaded from pdc.ring's disk cache holds machine code, no IR.
+    monkeypatch.setenv("PDC_RING_CACHE", "0")
+    monkeypatch.setattr(cpu, "_LOOPS", {})
+    loop = cpu.compiled_loop(HandlerSpec.create(root, REQ, REP), EngineOptions())
     ir = "\n".join(loop.inspect_llvm().values())
     # TERMINATE, ACTIVE, both SKIPs, both HEADs and REP_TAIL are polled with acquire loads.
     assert ir.count("load atomic") >= 7 and "acquire" in ir
