@@ -217,8 +217,8 @@ def resolve(node, imports: dict) -> str | None:
 _JITS = {"numba.cuda.jit": "cuda", "numba.njit": "cpu", "numba.jit": "cpu"}
 #: Decorator options that change how a function compiles, and nothing outside it (no
 #: ``link=`` files): the compile gate and the simulator evaluate them. ``cache=True`` is
-#: accepted and does nothing there (pdc.ptx.worker.eager_signatures_recorded): the code is the
-#: same, and no cache file is written.
+#: accepted and does nothing there (``eager_signatures_recorded`` in pdc.ptx.worker): the
+#: code is the same, and no cache file is written.
 OPTIONS = {
     "cuda": frozenset(
         "device fastmath debug opt lineinfo inline forceinline max_registers boundscheck "
