@@ -32,8 +32,10 @@ def test_one_notebook_runs_in_a_fresh_kernel_with_empty_caches(capsys, tmp_path,
     assert bench_check.main(["01_elementwise", "--cold", "--no-progress"]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("01_elementwise"))
-    first, later, checks = row.split()[1:4]
+    first, line, later, checks = row.split()[1:5]
     assert checks == "2" and first.endswith("s") and later.endswith("s")
+    # The first check's resources line landed (measured in the kernel after the cell).
+    assert line.endswith("s") and float(line[:-1]) > 0
     assert "empty caches" in out
     # The kernel got a cache folder of its own: nothing was written to this process's.
     assert not (tmp_path / "mine").exists()

@@ -6,6 +6,10 @@ execute-input to execute-reply). The first check of a notebook carries what a se
 up once (the simulator's worker, the compile gate, the imports and compiles a part's own
 checker needs); the later ones are what a student waits for while iterating.
 
+A check ends with its verdict; its real-GPU resources line may still be compiling then and
+fills in later (``pdc.grade.pending``). The column ``line`` is the seconds from the first
+check's start until that line landed, measured in the kernel by a probe run after the cell.
+
 ``--cold`` gives the kernel an empty cache folder (``XDG_CACHE_HOME``, ``NUMBA_CACHE_DIR``):
 nothing compiled by an earlier run answers, as on a machine that never ran the course.
 ``--pause S`` waits S seconds before each checking cell, as a student reading the exercise
@@ -53,6 +57,7 @@ def measure(path: Path, pause: float = 0.0, env: dict | None = None) -> dict:
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
     checks: list[float] = []
+    lines: list[float | None] = []
     t0 = time.perf_counter()
     with client.setup_kernel(env={**os.environ, **(env or {})}):
         for index, cell in enumerate(nb.cells):
@@ -70,7 +75,30 @@ def measure(path: Path, pause: float = 0.0, env: dict | None = None) -> dict:
                 ) from None
             if checking and (s := _seconds(cell)) is not None:
                 checks.append(s)
-    return {"notebook": path.stem, "checks": checks, "total": time.perf_counter() - t0}
+                lines.append(_line_seconds(client, index))
+    return {
+        "notebook": path.stem,
+        "checks": checks,
+        "lines": lines,
+        "total": time.perf_counter() - t0,
+    }
+
+
+_PROBE = "import json as _j; from pdc.grade import pending as _p; print(_j.dumps(_p.wait_last()))"
+
+
+def _line_seconds(client, index: int) -> float | None:
+    """Seconds from the check's start until its resources line landed (None: no line)."""
+    import nbformat
+
+    probe = nbformat.v4.new_code_cell(_PROBE)
+    client.execute_cell(probe, index, store_history=False)
+    text = "".join(o.get("text", "") for o in probe.outputs if o.get("name") == "stdout")
+    try:
+        value = json.loads(text.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     caches = "empty caches" if ns.cold else "caches as found"
     print(f"check() per solution notebook, a fresh kernel each, {caches}, pause {ns.pause:g} s")
-    print(f"{'notebook':22} {'first':>7} {'later':>7} {'checks':>6} {'notebook':>9}")
+    print(f"{'notebook':22} {'first':>7} {'line':>7} {'later':>7} {'checks':>6} {'notebook':>9}")
     slow = []
     for r in rows:
         first = r["checks"][0] if r["checks"] else float("nan")
@@ -114,8 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         if first > TARGET_S or later > TARGET_S:
             slow.append(r["notebook"])
         later_text = f"{later:6.2f}s" if r["checks"][1:] else f"{'-':>7}"
+        line = r["lines"][0] if r["lines"] else None
+        line_text = f"{line:6.2f}s" if line is not None else f"{'-':>7}"
         print(
-            f"{r['notebook']:22} {first:6.2f}s {later_text} {len(r['checks']):6d} "
+            f"{r['notebook']:22} {first:6.2f}s {line_text} {later_text} {len(r['checks']):6d} "
             f"{r['total']:8.1f}s"
         )
     print(f"over {TARGET_S:g} s: {', '.join(slow) if slow else 'none'}")

@@ -13,6 +13,7 @@ import os
 import re
 import textwrap
 import threading
+import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import numpy as np
 import pdc.sim as sim
 from pdc import pyast
 from pdc.grade import exercises as exs
-from pdc.grade import source
+from pdc.grade import pending, source
 from pdc.grade.judge import CaseResult, judge, summary
 from pdc.sim.frontend import python_function
 
@@ -163,6 +164,11 @@ def background(fn, *args) -> Future:
 
 
 PUBLIC_ONLY = "public cases only: the grader also runs hidden cases (pdc grade)"
+#: The resources line while its real-GPU build still runs (pdc.grade.pending).
+BUILDING = (
+    "Real-GPU resources: compiling for an H100 (sm_90) and an A100 (sm_80); "
+    "this line fills in when the build ends."
+)
 _SHOWS = ("access", "banks")
 #: Findings about positions, by a phrase of their feedback, and the pictures that show them.
 _PICTURED = (
@@ -265,11 +271,12 @@ def check(kernel, name: str | None = None, *, show="auto") -> None:
     _, plugin = exs.find_part(name, plugins=True)
     if plugin.checker is not None:  # a part that checks itself
         # Its real-GPU build compiles in a child process meanwhile, on another core.
+        start = time.perf_counter()
         built = background(plugin.resources, kernel) if plugin.resources is not None else None
         plugin.checker(kernel)
         print(PUBLIC_ONLY)
         if built is not None:
-            print(built.result())
+            pending.show(built, BUILDING, start)
         return
     cells, path = notebook_session()
     gate_why = None
@@ -278,13 +285,14 @@ def check(kernel, name: str | None = None, *, show="auto") -> None:
     if cells is None:
         gate_why = live_gate_problem(kernel, exs.find_part(name)[1])
     # The real-GPU build for the resources line compiles meanwhile, in a process of its own.
+    start = time.perf_counter()
     line = background(resources_line, kernel, exs.find_part(name)[1])
     part, verdicts = run_public(kernel, name, cells, gate_why)
     print(summary(part, verdicts))
     print(PUBLIC_ONLY)
     if (warning := unsaved_warning(fn, part.name, path)) is not None:
         print(warning)
-    print(line.result())
+    pending.show(line, BUILDING, start)
     index = 0
     if auto:
         shows = pictures_for(verdicts)
