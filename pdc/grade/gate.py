@@ -66,8 +66,9 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
         key -> None when the kernel compiles for sm_80, else numba's error in one line.
         When NVIDIA's compiler is not installed, every key maps to None (no gate).
     """
+    from pdc.cachedir import cache_dir
     from pdc.ptx import CompilerMissing, describe
-    from pdc.ptx.compile import _cache_dir, cache_key
+    from pdc.ptx.compile import cache_key
 
     out: dict[str, str | None] = {}
     todo, memo = [], {}
@@ -76,7 +77,7 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
         # numba-cuda's version is in the key; so is this gate's, for the worker's rules.
         h = cache_key(f"{text}\0{_VERSION}", kernel, descs, CC)
         memo[key] = h
-        if h not in _CACHE and (hit := _read_disk(_cache_dir() / f"gate-{h}.json")):
+        if h not in _CACHE and (hit := _read_disk(cache_dir("ptx") / f"gate-{h}.json")):
             _CACHE[h] = hit
         if h not in _CACHE:
             todo.append((h, text, kernel, args))
@@ -88,7 +89,7 @@ def check_compiles(jobs: list[tuple[str, str, str, list]]) -> dict[str, str | No
         for (h, *_), b in zip(todo, builds):
             _CACHE[h] = (bool(b.ok), b.error or "numba could not compile it")
             if b.ok or b.error:  # a batch cut short by its timeout is not remembered
-                _write_disk(_cache_dir() / f"gate-{h}.json", _CACHE[h])
+                _write_disk(cache_dir("ptx") / f"gate-{h}.json", _CACHE[h])
     for key, h in memo.items():
         ok, error = _CACHE[h]
         out[key] = None if ok else error

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from pdc.cachedir import cache_dir
+
 from .build import Build, CompilerMissing, assemble, find_ptxas
 
 Job = tuple  # (name, source, kernel, args) or a dict (see ``compile_many``)
@@ -70,11 +72,6 @@ def _key_part(desc: tuple) -> str:
         else:
             parts.append(str(item))
     return "|".join(parts)
-
-
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "pdc" / "ptx"
 
 
 def keep_json(path: Path, data: Any) -> None:
@@ -329,7 +326,7 @@ def compile_cached(
     (``pdc.grade.gate.compile_many_warm``).
     """
     descs = [describe(a) for a in args]
-    paths = {cc: _cache_dir() / f"{cache_key(source, kernel, descs, cc)}.json" for cc in ccs}
+    paths = {cc: cache_dir("ptx") / f"{cache_key(source, kernel, descs, cc)}.json" for cc in ccs}
     found: dict[tuple[int, int], Build] = {}
     for cc, path in paths.items():
         if cache and path.is_file():

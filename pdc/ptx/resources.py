@@ -148,7 +148,9 @@ def ring_resources(kdef: Any) -> list[Build]:
     import json
     from pathlib import Path
 
-    from .compile import _cache_dir, cache_key, compile_many
+    from pdc.cachedir import cache_dir
+
+    from .compile import cache_key, compile_many, keep_json
     from .gather import dtype_literal, function_source
 
     spec = kdef.spec
@@ -161,7 +163,8 @@ def ring_resources(kdef: Any) -> list[Build]:
     ring_dir = Path(__file__).resolve().parents[1] / "ring"
     runtime = "".join(p.read_text() for p in sorted(ring_dir.rglob("*.py")))
     key_source = source + "\n# pdc.ring " + hashlib.sha256(runtime.encode()).hexdigest()
-    paths = [_cache_dir() / f"{cache_key(key_source, 'ring:' + name, [], cc)}.json" for cc in ccs]
+    folder = cache_dir("ptx")
+    paths = [folder / f"{cache_key(key_source, 'ring:' + name, [], cc)}.json" for cc in ccs]
     if all(p.is_file() for p in paths):
         try:
             return [Build.from_dict(json.loads(p.read_text())) for p in paths]
@@ -179,8 +182,7 @@ def ring_resources(kdef: Any) -> list[Build]:
     builds = compile_many([job], ccs=ccs, timeout=300)
     for b, p in zip(builds, paths):
         if b.ok:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(json.dumps(b.to_dict(ptx=True)))
+            keep_json(p, b.to_dict(ptx=True))
     return builds
 
 

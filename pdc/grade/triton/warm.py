@@ -113,9 +113,9 @@ def gate_key(text: str, spec: dict) -> str:
 
 
 def _disk(key: str) -> Path:
-    from pdc.ptx.compile import _cache_dir
+    from pdc.cachedir import cache_dir
 
-    return _cache_dir() / f"triton-gate-{key}.json"
+    return cache_dir("ptx") / f"triton-gate-{key}.json"
 
 
 def gate_known(key: str) -> str | None:

@@ -45,8 +45,9 @@ _KEY_ATTR = "_pdc_ring_cache_key"
 
 def cache_dir() -> Path:
     """Where the kept machine code lives."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "pdc" / "ring"
+    from pdc.cachedir import cache_dir as kind_dir
+
+    return kind_dir("ring")
 
 
 _DIGEST: list[str] = []
