@@ -104,3 +104,41 @@ def test_reduction_span_is_judged_against_the_warp_shuffle_peer_too(kernel, spre
     assert (frac == 1.0) == spread, text
     if not spread:
         assert "operations between two barriers" in text
+
+
+# -- balance: a part that judges the busiest thread against the busy ones (Part.imbalance) ---
+def _result(ops: list[int], work: list[int], hidden: bool = False):
+    from types import SimpleNamespace
+
+    report = SimpleNamespace(ops=np.array(ops), span=None, work=lambda: np.array(work), findings={})
+    case = SimpleNamespace(label="a 40x70", hidden=hidden)
+    return SimpleNamespace(report=report, case=case)
+
+
+def test_over_the_budget_fails_only_where_one_thread_stands_out_among_the_busy_ones():
+    from types import SimpleNamespace
+
+    part = SimpleNamespace(model_ops=78, model_span=None, imbalance=4.0)
+    bound = profile.budget(78)
+    # Every thread repeats its steps alike (a loop over the whole tile with a guard):
+    # over the budget, yet the busiest makes about the mean of the others.
+    even = _result([bound + 100] * 6 + [bound + 60] * 2, [8] * 8)
+    assert profile.too_busy(part, even) is None
+    # Threads outside the matrix (no memory touched, a guard's few steps) are not counted.
+    edge = _result([bound + 100] * 2 + [5] * 30, [8] * 2 + [0] * 30)
+    assert profile.too_busy(part, edge) is None
+    # One thread staging the block's tile for the others makes ~100 times their steps.
+    one = _result([9000] + [60] * 255, [1024] + [4] * 255)
+    assert "one thread made 9000 operations" in profile.too_busy(part, one)
+    # Without Part.imbalance the budget alone decides (the parts that record no balance).
+    strict = SimpleNamespace(model_ops=78, model_span=None, imbalance=None)
+    assert profile.too_busy(strict, even) is not None
+    assert profile.too_busy(strict, one) is not None
+
+
+def test_a_hidden_case_over_the_budget_does_not_tell_its_numbers():
+    from types import SimpleNamespace
+
+    part = SimpleNamespace(model_ops=78, model_span=None, imbalance=4.0)
+    one = _result([9000] + [60] * 255, [1024] + [4] * 255, hidden=True)
+    assert profile.too_busy(part, one) == "a 40x70: one thread does the work of many"

@@ -45,7 +45,7 @@ def too_busy(part, r) -> str | None:
         if model is None or per_thread is None or not per_thread.size:
             continue
         worst, bound = int(per_thread.max()), budget(model)
-        if worst <= bound:
+        if worst <= bound or _spread_evenly(part, per_thread, rep.work() > 0, worst):
             continue
         if r.case.hidden:  # the numbers could reveal the hidden sizes
             return f"{r.case.label}: one thread does the work of many"
@@ -60,6 +60,17 @@ def too_busy(part, r) -> str | None:
             f"({MARGIN} x the model answer's busiest thread, {model}, + {SLACK}): {why}"
         )
     return None
+
+
+def _spread_evenly(part, per_thread, working, worst: int) -> bool:
+    """True where the part judges balance (``Part.imbalance``) and the busiest thread makes
+    at most that many times the mean of the threads that touched memory (a thread that only
+    found itself outside the matrix is not one the work could have gone to)."""
+    if part.imbalance is None:
+        return False
+    busy = per_thread[working] if working.shape == per_thread.shape else per_thread
+    busy = busy[busy > 0]
+    return bool(busy.size) and worst <= part.imbalance * float(busy.mean())
 
 
 def measure(seed: int = 11) -> dict[str, tuple[int | None, int | None]]:

@@ -68,6 +68,10 @@ class Part:
     # barriers. Judged under "parallel" with pdc.grade.profile's margin; None, not judged.
     model_ops: int | None = None
     model_span: int | None = None
+    # Where set, a thread over that budget fails "parallel" only when it also makes more than
+    # this many times the mean of the launch's busy threads: work every thread repeats alike
+    # (a loop over the whole tile with a guard) is slow, not one thread doing many's work.
+    imbalance: float | None = None
     # Parts of other exercises whose model answers compute this part's outputs from the same
     # arguments and launch (exercise 10's warp-shuffle block sum is exercise 5's block sum):
     # the busiest thread of any of them is a model's, so a style they use stays in budget.

@@ -268,4 +268,83 @@ def transpose_tiled(a, out):
             out[i, j] = tile[tx, r]
 """,
     ),
+    # -- one thread (or one warp) stages the tile for the block: its stores stay spread ---------
+    "transpose_tiled_thread_zero_loads_the_tile": dict(
+        exercise="09_transpose",
+        part="transpose_tiled",
+        # Thread 0 reads all 1024 elements of the tile alone (each read its own request);
+        # every thread then stores its four: the stores are spread, the loads are serial.
+        fail=["parallel"],
+        passes=["public", "hidden", "bounds", "sync"],
+        reason="one thread made",
+        kernel="""
+@cuda.jit
+def transpose_tiled(a, out):
+    tile = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    rows, cols = a.shape
+    if tx == 0 and ty == 0:
+        for r in range(TILE):
+            for c in range(TILE):
+                row = cuda.blockIdx.y * TILE + r
+                col = cuda.blockIdx.x * TILE + c
+                if row < rows and col < cols:
+                    tile[r, c] = a[row, col]
+"""
+        + _STORE,
+    ),
+    "transpose_padded_first_warp_loads_the_tile": dict(
+        exercise="09_transpose",
+        part="transpose_padded",
+        # Warp 0 reads the tile's 32 rows, coalesced, while the other 7 warps wait at the
+        # barrier: 4 times the loads of a thread that shares the work.
+        fail=["parallel"],
+        passes=["public", "hidden", "bounds", "sync", "memory", "conflicts"],
+        reason="one thread made",
+        kernel="""
+TILE_PAD = TILE + 1
+
+
+@cuda.jit
+def transpose_padded(a, out):
+    tile = cuda.shared.array((TILE, TILE_PAD), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    rows, cols = a.shape
+    if ty == 0:
+        for r in range(TILE):
+            row = cuda.blockIdx.y * TILE + r
+            col = cuda.blockIdx.x * TILE + tx
+            if row < rows and col < cols:
+                tile[r, tx] = a[row, col]
+"""
+        + _STORE,
+    ),
+    "transpose_padded_every_thread_walks_the_tile": dict(
+        exercise="09_transpose",
+        part="transpose_padded",
+        # Each thread steps through all 32 rows and takes those of its row class: three times
+        # the model's steps, alike in every thread (slow, not one thread doing many's work).
+        full=True,
+        kernel="""
+TILE_PAD = TILE + 1
+
+
+@cuda.jit
+def transpose_padded(a, out):
+    tile = cuda.shared.array((TILE, TILE_PAD), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    rows, cols = a.shape
+    bx = cuda.blockIdx.x * TILE
+    by = cuda.blockIdx.y * TILE
+    for r in range(TILE):
+        if r % BLOCK_ROWS == ty:
+            if by + r < rows and bx + tx < cols:
+                tile[r, tx] = a[by + r, bx + tx]
+    cuda.syncthreads()
+    for r in range(TILE):
+        if r % BLOCK_ROWS == ty:
+            if bx + r < cols and by + tx < rows:
+                out[bx + r, by + tx] = tile[tx, r]
+""",
+    ),
 }
