@@ -129,24 +129,45 @@ def child_main(job: dict, out) -> None:
 
 
 # -- grader side --------------------------------------------------------------------------------
-def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
-    """Find the handler's ``def`` and refuse what could run code when it is defined."""
+def _find(cells: list[str], name: str) -> tuple | None:
+    """``(def, its cell's source, its cell's index)`` of the handler ``name`` means after a
+    top-to-bottom run, or None."""
     found = None
     defs: dict = {}
-    for src in cells:
+    for k, src in enumerate(cells):
         tree = source.parse_cell(src)  # the same parse the kernels' extraction uses
         if tree is None:
             continue
         for top in tree.body:
             if isinstance(top, ast.FunctionDef):
-                defs[top.name] = (top, src)
+                defs[top.name] = (top, src, k)
                 if top.name == name:
-                    found = (top, src)
+                    found = defs[top.name]
             elif (other := _rebinds(top, name, defs)) is not None:
                 found = defs[other]  # detect = detect_v2: the name now means that handler
+    return found
+
+
+def cells_run_at_definition(cells: list[str], name: str) -> list[str]:
+    """The code a top-to-bottom run has executed when the handler ``name`` is defined.
+
+    ``@ring_kernel`` validates the handler when its ``def`` runs and keeps the values its
+    globals have then (``pdc.ring.handlers.spec.validate``): a constant assigned again in a
+    later cell does not change the notebook's kernel, so it must not change the graded one.
+    """
+    found = _find(cells, name)
+    if found is None:
+        return list(cells)
+    fn, src, k = found
+    return [*cells[:k], "\n".join(src.splitlines()[: fn.end_lineno])]
+
+
+def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
+    """Find the handler's ``def`` and refuse what could run code when it is defined."""
+    found = _find(cells, name)
     if found is None:
         return None, f"no function named {name!r} in the notebook"
-    fn, src = found
+    fn, src, _ = found
     a = fn.args
     if (
         a.defaults
@@ -250,8 +271,9 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
             "nonce": ws.nonce,
             "kernel": part.name,
             "functions": {part.name: src},
-            "constants": _constants(ex, cells),
-            "math_names": math_names(cells),
+            # the names as bound when the handler's def ran (later cells do not change it)
+            "constants": _constants(ex, cells_run_at_definition(cells, part.name)),
+            "math_names": math_names(cells_run_at_definition(cells, part.name)),
             "outdir": str(ws.out),
             "inputs": str(ws.inputs),
             "cases": specs,
