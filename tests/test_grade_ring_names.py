@@ -41,3 +41,29 @@ def test_a_handler_using_names_imported_from_math_runs():
 def test_names_the_notebook_did_not_import_stay_unknown():
     with pytest.raises(HandlerError, match="root"):
         ring_run.handler_from_source(HANDLER, "stats", {}, {"fabs": "fabs", "m": ""})
+
+
+def _constants_seen_by(cells: list[str]) -> dict:
+    from pdc.grade.exercises.ex06_ring import RING
+
+    return ring_run._constants(RING, ring_run.cells_run_at_definition(cells, "detect"))
+
+
+def test_constants_are_those_bound_when_the_handler_was_defined():
+    """@ring_kernel keeps the globals' values of the moment its def runs: a later cell that
+    assigns the name again does not change the notebook's kernel, nor the graded one."""
+    handler = "@ring_kernel(request=REQUEST, reply=REPLY, state=STATE)\ndef detect(req, rep, state):\n    rep.z = SCALE\n"
+    cells = ["SCALE = 1.0", handler, "SCALE = 100.0"]
+    assert _constants_seen_by(cells)["SCALE"] == 1.0
+    # in the handler's own cell, the lines above the def have run, those below have not
+    assert _constants_seen_by(["SCALE = 1.0\n" + handler + "SCALE = 3.0"])["SCALE"] == 1.0
+    assert _constants_seen_by(["SCALE = 2.0\n" + handler])["SCALE"] == 2.0
+    # a handler defined again after the new value sees the new value
+    assert _constants_seen_by([*cells, handler])["SCALE"] == 100.0
+    # detect = other: the constants of other's definition
+    other = handler.replace("def detect", "def detect_v2")
+    assert _constants_seen_by(["SCALE = 5.0", other, "SCALE = 6.0", "detect = detect_v2"]) == {
+        **_constants_seen_by(["SCALE = 5.0", handler]),
+    }
+    # the exercise's own constants still win
+    assert _constants_seen_by(["THRESHOLD = 1.0", handler])["THRESHOLD"] == 4.0
