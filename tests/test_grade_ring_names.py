@@ -67,3 +67,18 @@ def test_constants_are_those_bound_when_the_handler_was_defined():
     }
     # the exercise's own constants still win
     assert _constants_seen_by(["THRESHOLD = 1.0", handler])["THRESHOLD"] == 4.0
+
+
+def test_numpy_constants_reach_the_child_as_the_validator_reads_them():
+    """The job carrying the constants to the child is JSON: an ``np.float32`` constant is
+    its float (what the ring's validator makes of it), an array (no handler may read one)
+    stays out, instead of failing the whole part."""
+    import json
+
+    handler = "@ring_kernel(request=REQUEST, reply=REPLY, state=STATE)\ndef detect(req, rep, state):\n    rep.z = SCALE\n"
+    cells = ["import numpy as np\nSCALE = np.float32(0.1)\nLIMIT = np.int32(7)\nW = np.array([1.0, 2.0])"]
+    consts = _constants_seen_by([*cells, handler])
+    assert json.loads(json.dumps(consts)) == consts
+    assert consts["SCALE"] == float(np.float32(0.1)) and type(consts["SCALE"]) is float
+    assert consts["LIMIT"] == 7 and type(consts["LIMIT"]) is int
+    assert "W" not in consts

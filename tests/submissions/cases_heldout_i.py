@@ -104,6 +104,15 @@ CASES: dict = dict(
             extra_cells=["WINDOW = MIN_COUNT + 2"],
         ),
         _ring(
+            "hoi_ring_style_float32_constants",
+            _STATE_FIRST.replace("rep.z = select(sd > 0.0,", "rep.z = GAIN * select(sd > 0.0,"),
+            before=(
+                "GAIN = np.float32(1.0)  # matches the float32 sensor data\n"
+                "TAPS = np.array([0.25, 0.5, 0.25])  # a smoothing filter for later\n\n\n"
+            ),
+            full=True,
+        ),
+        _ring(
             "hoi_ring_constant_reused_after_handler",
             """
     count = state.count

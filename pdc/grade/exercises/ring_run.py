@@ -312,8 +312,14 @@ def math_names(cells: list[str]) -> dict[str, str]:
 
 
 def _constants(ex, cells) -> dict:
-    """The notebook's numeric constants, the exercise's own winning (as for kernels)."""
-    return source.extract(cells, [], ex.constants).constants
+    """The notebook's numeric constants, the exercise's own winning (as for kernels), as the
+    ring's validator reads them: Python numbers (an ``np.float32`` constant is its float, as
+    in the notebook's kernel). Arrays and tuples stay out: no handler may read them, and the
+    job that carries the constants to the child is JSON."""
+    from pdc.ring.handlers.subset import _NUMERIC, _plain
+
+    consts = source.extract(cells, [], ex.constants).constants
+    return {k: _plain(v) for k, v in consts.items() if isinstance(v, _NUMERIC)}
 
 
 def _warm() -> None:
