@@ -76,7 +76,9 @@ def test_numpy_constants_reach_the_child_as_the_validator_reads_them():
     import json
 
     handler = "@ring_kernel(request=REQUEST, reply=REPLY, state=STATE)\ndef detect(req, rep, state):\n    rep.z = SCALE\n"
-    cells = ["import numpy as np\nSCALE = np.float32(0.1)\nLIMIT = np.int32(7)\nW = np.array([1.0, 2.0])"]
+    cells = [
+        "import numpy as np\nSCALE = np.float32(0.1)\nLIMIT = np.int32(7)\nW = np.array([1.0, 2.0])"
+    ]
     consts = _constants_seen_by([*cells, handler])
     assert json.loads(json.dumps(consts)) == consts
     assert consts["SCALE"] == float(np.float32(0.1)) and type(consts["SCALE"]) is float

@@ -271,3 +271,174 @@ CASES: dict = dict(
         ),
     ]
 )
+
+# -- 12 softmax ------------------------------------------------------------------------------
+_SM_ONLINE_WHERE = """
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = tl.max(tl.full([BLOCK], float("-inf"), tl.float32), axis=0)
+    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask)
+        x = tl.where(mask, x, float("-inf"))  # masked lanes: whatever the load left there
+        new_m = tl.maximum(m, tl.max(x, axis=0))
+        s = s * tl.exp(m - new_m) + tl.sum(tl.exp(x - new_m), axis=0)
+        m = new_m
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask, other=0.0)
+        tl.store(y_ptr + row * y_stride + start + cols, tl.exp(x - m) / s, mask=mask)
+"""
+_SM_WIDE_ROW = """
+    # the whole row at once: rows are at most 4 blocks wide in the tests I ran
+    row = tl.program_id(0)
+    cols = tl.arange(0, 4 * BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * x_stride + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * y_stride + cols, e / tl.sum(e, axis=0), mask=mask)
+"""
+_SM_ONE_BLOCK = """
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * x_stride + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * y_stride + cols, e / tl.sum(e, axis=0), mask=mask)
+"""
+_SM_STATIC_TWO_PASS = """
+    row = tl.program_id(0)
+    x_row = x_ptr + row * x_stride
+    y_row = y_ptr + row * y_stride
+    m_vec = tl.full([BLOCK], float("-inf"), tl.float32)  # a running max per lane
+    for start in tl.range(0, n_cols, BLOCK):
+        offs = tl.multiple_of(start, BLOCK) + tl.arange(0, BLOCK)
+        m_vec = tl.maximum(m_vec, tl.load(x_row + offs, mask=offs < n_cols, other=float("-inf")))
+    m = tl.max(m_vec, 0)
+    s_vec = tl.zeros([BLOCK], tl.float32)
+    for start in tl.range(0, n_cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + offs, mask=offs < n_cols, other=float("-inf"))
+        s_vec += tl.exp(x - m)
+    inv = 1.0 / tl.sum(s_vec, 0)
+    for start in tl.range(0, n_cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + offs, mask=offs < n_cols, other=float("-inf"))
+        tl.store(y_row + offs, tl.exp(x - m) * inv, mask=offs < n_cols)
+"""
+
+CASES.update(
+    {
+        "hoi_sm_style_where_after_unfilled_load": dict(
+            exercise=SM, part="softmax_kernel", full=True, kernel=sm(_SM_ONLINE_WHERE)
+        ),
+        "hoi_sm_row_of_four_blocks_at_most": dict(
+            exercise=SM,
+            part="softmax_kernel",
+            fail=["hidden"],
+            passes=["public"],
+            reason="hidden case 6 failed",  # the row wider than 8 blocks
+            kernel=sm(_SM_WIDE_ROW),
+        ),
+        "hoi_sm_row_of_one_block": dict(
+            exercise=SM,
+            part="softmax_kernel",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="differs at",
+            kernel=sm(_SM_ONE_BLOCK),
+        ),
+        "hoi_sm_unmasked_max_no_other": dict(
+            exercise=SM,
+            part="softmax_kernel",
+            fail=["public", "hidden"],
+            passes=[],
+            reason="differs at",
+            kernel=sm(_SM_ONLINE_WHERE.replace(
+                '        x = tl.where(mask, x, float("-inf"))  # masked lanes: whatever the load left there\n', ""
+            )),
+        ),
+    }
+)
+
+# -- 13 matmul -------------------------------------------------------------------------------
+_MM_HEAD = """
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    in_group = GROUP_M * num_pid_n
+    first_m = pid // in_group * GROUP_M
+    size_m = min(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + pid % in_group % size_m
+    pid_n = pid % in_group // size_m
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+"""
+_MM_CONTIGUOUS = """
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        kk = k + rk
+        # row-major A (M, K) and B (K, N): the row lengths are the strides
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :],
+                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :],
+                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, allow_tf32=False)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+"""
+_MM_WHERE_PTRS = """
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < k_left) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc=acc, input_precision="ieee", out_dtype=tl.float32)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c = acc.to(tl.float32)
+    offs = rm[:, None] * stride_cm + rn[None, :] * stride_cn
+    tl.store(c_ptr + offs, c, mask=(rm[:, None] < M) & (rn[None, :] < N))
+"""
+_MM_NO_K_MASK_A = _MM_WHERE_PTRS.replace(
+    "mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0.0", "mask=rm[:, None] < M, other=0.0"
+)
+_MM_ROW_ORDER = _MM_HEAD.replace(
+    "    pid_m = first_m + pid % in_group % size_m\n    pid_n = pid % in_group // size_m\n",
+    "    pid_m = pid // num_pid_n  # row by row, the grouping computed but unused\n    pid_n = pid % num_pid_n\n",
+)
+
+CASES.update(
+    {
+        "hoi_mm_style_pointer_walk_out_dtype": dict(
+            exercise=MM, part="matmul_kernel", full=True, kernel=mm(_MM_HEAD + _MM_WHERE_PTRS)
+        ),
+        "hoi_mm_ignores_strides": dict(
+            exercise=MM,
+            part="matmul_kernel",
+            fail=["hidden"],
+            passes=["public"],
+            reason="hidden case 1 failed",  # A stored transposed
+            kernel=mm(_MM_HEAD + _MM_CONTIGUOUS),
+        ),
+        "hoi_mm_k_remainder_only_on_b": dict(
+            exercise=MM,
+            part="matmul_kernel",
+            fail=["public", "hidden", "bounds"],
+            passes=[],
+            reason="outside every tensor",
+            kernel=mm(_MM_HEAD + _MM_NO_K_MASK_A),
+        ),
+        "hoi_mm_grouping_computed_unused": dict(
+            exercise=MM,
+            part="matmul_kernel",
+            fail=["l2"],
+            passes=["public", "hidden"],
+            reason="",
+            kernel=mm(_MM_ROW_ORDER + _MM_WHERE_PTRS),
+        ),
+    }
+)
