@@ -40,3 +40,30 @@ def test_softmax_hidden_draws_hold_a_row_wider_than_eight_blocks():
         sizes = tx._hidden_softmax(np.random.default_rng(seed))
         widest = max(cols for _, cols, _, _ in sizes)
         assert widest > 8 * tx.SOFTMAX_BLOCK, widest
+
+
+def _run(case, loads_per_element: dict):
+    from pdc.grade.triton.criteria import Run
+
+    return Run(
+        loads={
+            k: np.full(v.size, loads_per_element.get(k, 0), np.int64)
+            for k, v in case.args.items()
+            if isinstance(v, np.ndarray)
+        }
+    )
+
+
+def test_reading_a_copy_back_from_the_output_counts_as_global_loads():
+    """Two passes over x, or one over x and two over its copy in y: the same traffic."""
+    from pdc.grade.triton import criteria
+
+    case = tx.make_softmax(np.random.default_rng(0), (2, 300, 3.0, 0))
+    # y is padded per row like x is not: count per element of each tensor
+    assert criteria.softmax_loads(None, [(case, _run(case, {"x_ptr": 2}))])[0] == 1.0
+    score, why = criteria.softmax_loads(None, [(case, _run(case, {"x_ptr": 1, "y_ptr": 2}))])
+    assert score == 0.0 and "y read back included" in why
+    mm = tx.make_matmul(np.random.default_rng(0), (64, 32, 64))
+    assert criteria.matmul_loads(None, [(mm, _run(mm, {"a_ptr": 2, "b_ptr": 2}))])[0] == 1.0
+    score, why = criteria.matmul_loads(None, [(mm, _run(mm, {"a_ptr": 2, "b_ptr": 2, "c_ptr": 1}))])
+    assert score == 0.0 and "C read back included" in why

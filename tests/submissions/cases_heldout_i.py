@@ -442,3 +442,47 @@ CASES.update(
         ),
     }
 )
+
+# Extra passes over the row through y, the output: x itself is loaded once.
+_SM_THROUGH_Y = """
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x_row = x_ptr + row * x_stride
+    y_row = y_ptr + row * y_stride
+    m = tl.max(tl.full([BLOCK], float("-inf"), tl.float32), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_row + start + cols, mask=mask, other=float("-inf"))
+        tl.store(y_row + start + cols, x, mask=mask)  # a copy of the row in y
+        m = tl.maximum(m, tl.max(x, axis=0))
+    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(y_row + start + cols, mask=mask, other=float("-inf"))
+        s += tl.sum(tl.exp(x - m), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(y_row + start + cols, mask=mask, other=float("-inf"))
+        tl.store(y_row + start + cols, tl.exp(x - m) / s, mask=mask)
+"""
+
+CASES.update(
+    {
+        "hoi_sm_gaming_passes_through_y": dict(
+            exercise=SM,
+            part="softmax_kernel",
+            fail=["memory"],
+            passes=["public", "hidden", "bounds", "parallel"],
+            reason="y read back included",
+            kernel=sm(_SM_THROUGH_Y),
+        ),
+        "hoi_mm_allow_tf32_true": dict(
+            exercise=MM,
+            part="matmul_kernel",
+            fail=["public"],
+            passes=[],
+            reason="ieee",
+            kernel=mm(_MM_HEAD + _MM_WHERE_PTRS.replace('input_precision="ieee"', "allow_tf32=True")),
+        ),
+    }
+)
