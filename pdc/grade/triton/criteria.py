@@ -154,7 +154,7 @@ def softmax_loads(part, done) -> tuple[float, str]:
             back = " (y read back included)" if run.loads["y_ptr"].any() else ""
     if where is not None and worst > 2.0 + 1e-9:
         return 0.0, (
-            f"{_label(where)}: {worst:.2f} global loads per element of x{back}; two passes are "
+            f"{_label(where)}: {worst:.2f} loads of each element of x{back}; two passes are "
             "enough (a running max with a rescaled running sum, then the normalised write)"
         )
     return 1.0, f"at most {worst:.2f} loads of each element of x"
