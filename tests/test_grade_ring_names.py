@@ -84,3 +84,18 @@ def test_numpy_constants_reach_the_child_as_the_validator_reads_them():
     assert consts["SCALE"] == float(np.float32(0.1)) and type(consts["SCALE"]) is float
     assert consts["LIMIT"] == 7 and type(consts["LIMIT"]) is int
     assert "W" not in consts
+
+
+def test_a_handler_given_to_ring_kernel_by_a_call_is_found():
+    """``detect = ring_kernel(...)(step)`` is the decorator called by hand: the graded
+    handler is ``step``, with the constants of the moment ring_kernel took it."""
+    step = "def step(req, rep, state):\n    rep.z = SCALE\n"
+    call = "detect = ring_kernel(request=REQUEST, reply=REPLY, state=STATE)(step)"
+    cells = ["SCALE = 1.0", step, "SCALE = 2.0", call, "SCALE = 3.0"]
+    src, why = ring_run.precheck(cells, "detect")
+    assert why == "" and src is not None and src.startswith("def detect(req, rep, state):")
+    assert _constants_seen_by(cells)["SCALE"] == 2.0
+    dotted = call.replace("ring_kernel(", "pdc.ring.ring_kernel(")
+    assert ring_run.precheck([step, dotted], "detect")[1] == ""
+    # another function's call is not the decorator
+    assert ring_run.precheck([step, "detect = print(1)(step)"], "detect")[0] is None

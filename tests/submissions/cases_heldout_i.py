@@ -1,6 +1,9 @@
 """Fresh submissions for exercises 06_ring, 12_triton_softmax and 13_triton_matmul (built by
 build.py): correct handlers and kernels in styles the other cases do not use (full marks),
 wrong ones (the criterion a GPU would expose must fail) and attempts to fool a measure.
+
+The softmax runs one program per row with BLOCK = 128 columns; the matmul one program per
+32 x 32 tile of C, BLOCK_K = 16, GROUP_M = 4. The notebooks define those constants.
 """
 
 from __future__ import annotations
@@ -33,11 +36,7 @@ def ring(body: str) -> str:
     return RING_DEF + body.strip("\n") + "\n"
 
 
-def _ring(name: str, body: str, before: str = "", **kw) -> tuple:
-    """A ring case; ``before``: lines of the handler's cell above its decorator."""
-    return name, dict(exercise=RING, part="detect", kernel=before + ring(body), **kw)
-
-
+# -- 06 ring -------------------------------------------------------------------------------------
 # The state written first, the replies read back from it.
 _STATE_FIRST = """
     before = state.count
@@ -50,36 +49,46 @@ _STATE_FIRST = """
     sd = math.sqrt(var)
     rep.count = state.count
     rep.mean = state.mean
-    rep.z = select(sd > 0.0, d / select(sd > 0.0, sd, 1.0), 0.0)
+    rep.z = GAIN * select(sd > 0.0, d / select(sd > 0.0, sd, 1.0), 0.0)
     rep.flag = select((before >= MIN_COUNT) & (abs(rep.z) > THRESHOLD), 1, 0)
     return 0
 """
 
-CASES: dict = dict(
-    [
-        _ring("hoi_ring_style_state_first", _STATE_FIRST, full=True),
-        _ring(
-            "hoi_ring_style_scaled_m2_update",
-            """
-    c = state.count
-    n = c + ONE
-    delta = req.x - state.mean
-    std = math.pow(state.m2 / select(c > ONE, c - ONE, ONE), HALF)
-    # Welford's other form: M2 grows by delta^2 * (n - 1) / n
-    state.m2 = state.m2 + delta * delta * c / n
-    state.mean = state.mean + delta / n
-    state.count = n
-    z = select(std > ZERO, delta / select(std > ZERO, std, ONE), ZERO)
-    rep.count = n
-    rep.mean = state.mean
-    rep.z = z
-    rep.flag = select(c >= MIN_COUNT, select(math.fabs(z) > THRESHOLD, 1, 0), 0)
-""",
-            full=True,
-            before="ONE = np.float64(1.0)\nZERO = float(0)\nHALF = 1 / 2\n\n\n",
-        ),
-        _ring(
-            "hoi_ring_style_loop_and_status",
+CASES: dict = {
+    "hoi_ring_constant_reused_after_handler": dict(
+        # @ring_kernel keeps the value GAIN has when the def runs: the later cell changes
+        # nothing in the notebook's kernel
+        exercise=RING,
+        part="detect",
+        full=True,
+        extra_cells=["GAIN = 1.0  # z in standard deviations"],
+        extra_after=["GAIN = 100.0  # percent, for the plot below\nprint(GAIN)"],
+        kernel=ring(_STATE_FIRST),
+    ),
+    "hoi_ring_style_float32_constants": dict(
+        # NumPy scalars and an array among the notebook's constants
+        exercise=RING,
+        part="detect",
+        full=True,
+        kernel="GAIN = np.float32(1.0)  # matches the float32 sensor data\n"
+        "TAPS = np.array([0.25, 0.5, 0.25])  # a smoothing filter for later\n\n\n"
+        + ring(_STATE_FIRST),
+    ),
+    "hoi_ring_style_decorator_called": dict(
+        exercise=RING,
+        part="detect",
+        full=True,
+        kernel="GAIN = 1.0\n\n\ndef welford_step(req, rep, state):\n"
+        + _STATE_FIRST.strip("\n")
+        + "\n\n\ndetect = ring_kernel(request=REQUEST, reply=REPLY, state=STATE, queue_size=1024)"
+        "(welford_step)\n",
+    ),
+    "hoi_ring_style_loop_and_status": dict(
+        exercise=RING,
+        part="detect",
+        full=True,
+        extra_cells=["WINDOW = MIN_COUNT + 2"],
+        kernel=ring(
             """
     count = state.count
     seen = 0.0
@@ -99,101 +108,16 @@ CASES: dict = dict(
     rep.z = z
     rep.flag = (seen >= MIN_COUNT) & (abs(z) > THRESHOLD)
     return select(n > 0.0, 0, 9)
-""",
-            full=True,
-            extra_cells=["WINDOW = MIN_COUNT + 2"],
+"""
         ),
-        _ring(
-            "hoi_ring_style_float32_constants",
-            _STATE_FIRST.replace("rep.z = select(sd > 0.0,", "rep.z = GAIN * select(sd > 0.0,"),
-            before=(
-                "GAIN = np.float32(1.0)  # matches the float32 sensor data\n"
-                "TAPS = np.array([0.25, 0.5, 0.25])  # a smoothing filter for later\n\n\n"
-            ),
-            full=True,
-        ),
-        _ring(
-            "hoi_ring_constant_reused_after_handler",
-            """
-    count = state.count
-    n = count + 1.0
-    delta = req.x - state.mean
-    mean = state.mean + delta / n
-    std = math.sqrt(state.m2 / select(count > 1.0, count - 1.0, 1.0))
-    z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0) * SCALE
-    state.m2 = state.m2 + delta * (req.x - mean)
-    state.mean = mean
-    state.count = n
-    rep.count = n
-    rep.mean = mean
-    rep.z = z
-    rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
-""",
-            full=True,
-            extra_cells=["SCALE = 1.0  # z in standard deviations"],
-            extra_after=["SCALE = 100.0  # percent, for the plot below\nprint(SCALE)"],
-        ),
-        _ring(
-            "hoi_ring_window_reset",
-            """
-    count = state.count
-    count = select(count >= 128.0, 0.0, count)  # restarts the statistics every 128 readings
-    n = count + 1.0
-    delta = req.x - select(count > 0.0, state.mean, 0.0)
-    mean = select(count > 0.0, state.mean, 0.0) + delta / n
-    m2 = select(count > 0.0, state.m2, 0.0)
-    std = math.sqrt(m2 / select(count > 1.0, count - 1.0, 1.0))
-    z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0)
-    state.m2 = m2 + delta * (req.x - mean)
-    state.mean = mean
-    state.count = n
-    rep.count = n
-    rep.mean = mean
-    rep.z = z
-    rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
-""",
-            fail=["public"],
-            passes=[],
-            reason="differs",
-        ),
-        _ring(
-            "hoi_ring_flags_one_message_late",
-            _STATE_FIRST.replace("before >= MIN_COUNT", "before > MIN_COUNT"),
-            fail=["hidden"],
-            passes=["public", "ordering", "telemetry"],
-            reason="wrong values",
-        ),
-        _ring(
-            "hoi_ring_variance_divided_in_select",
-            """
-    count = state.count
-    n = count + 1.0
-    delta = req.x - state.mean
-    mean = state.mean + delta / n
-    var = select(count > 1.0, state.m2 / (count - 1.0), 0.0)  # both sides are computed
-    std = math.sqrt(var)
-    z = select(std > 0.0, delta / select(std > 0.0, std, 1.0), 0.0)
-    state.m2 = state.m2 + delta * (req.x - mean)
-    state.mean = mean
-    state.count = n
-    rep.count = n
-    rep.mean = mean
-    rep.z = z
-    rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
-""",
-            fail=["public", "hidden", "telemetry"],
-            passes=[],
-            reason="error code -2",
-        ),
-        _ring(
-            "hoi_ring_population_variance",
-            _STATE_FIRST.replace("select(before > 1.0, before - 1.0, 1.0)", "select(before > 0.0, before, 1.0)"),
-            fail=["public", "hidden"],
-            passes=[],
-            reason="differs",
-        ),
-        _ring(
-            "hoi_ring_gaming_long_streams",
+    ),
+    "hoi_ring_gaming_long_streams": dict(
+        exercise=RING,
+        part="detect",
+        fail=["hidden"],
+        passes=["public", "ordering", "telemetry"],
+        reason="wrong values",
+        kernel=ring(
             """
     count = state.count
     n = count + 1.0
@@ -209,71 +133,20 @@ CASES: dict = dict(
     rep.mean = select(count < 200.0, mean, state.mean)
     rep.z = z
     rep.flag = select(count >= MIN_COUNT, select(abs(z) > THRESHOLD, 1, 0), 0)
-""",
-            fail=["hidden"],
-            passes=["public", "ordering", "telemetry"],
-            reason="wrong values",
+"""
         ),
-        _ring(
-            "hoi_ring_nan_skipped",
-            _STATE_FIRST.replace(
-                "    d = req.x - old_mean",
-                "    d = select(req.x == req.x, req.x - old_mean, 0.0)  # a NaN reading counts as the mean",
-            ),
-            full=True,
-        ),
-        (
-            "hoi_ring_redefined_fixed_later",
-            dict(
-                exercise=RING,
-                part="detect",
-                full=True,
-                kernel=ring(_STATE_FIRST.replace("before >= MIN_COUNT", "before > MIN_COUNT")),
-                extra_after=["# the fixed version\n" + ring(_STATE_FIRST)],
-            ),
-        ),
-        (
-            "hoi_ring_redefined_broken_later",
-            dict(
-                exercise=RING,
-                part="detect",
-                fail=["public", "hidden"],
-                passes=[],
-                reason="differs",
-                kernel=ring(_STATE_FIRST),
-                extra_after=[
-                    "# trying without the sample correction\n"
-                    + ring(
-                        _STATE_FIRST.replace(
-                            "select(before > 1.0, before - 1.0, 1.0)", "select(before > 0.0, before, 1.0)"
-                        )
-                    )
-                ],
-            ),
-        ),
-        _ring(
-            "hoi_ring_attack_closure_cell",
-            """
-    rep.count = state.count + 1.0
-    rep.z = detect.__closure__
-""",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="not allowed in a ring handler",
-        ),
-        _ring(
-            "hoi_ring_attack_select_shadowed",
-            _STATE_FIRST,
-            fail=["public", "hidden"],
-            passes=[],
-            reason="rejected",
-            before="select = 3  # a name the cell above imported, rebound\n\n\n",
-        ),
-    ]
-)
+    ),
+}
 
 # -- 12 softmax ------------------------------------------------------------------------------
-_SM_ONLINE_WHERE = """
+CASES.update(
+    {
+        "hoi_sm_style_where_after_unfilled_load": dict(
+            exercise=SM,
+            part="softmax_kernel",
+            full=True,
+            kernel=sm(
+                """
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     m = tl.max(tl.full([BLOCK], float("-inf"), tl.float32), axis=0)
@@ -290,7 +163,16 @@ _SM_ONLINE_WHERE = """
         x = tl.load(x_ptr + row * x_stride + start + cols, mask=mask, other=0.0)
         tl.store(y_ptr + row * y_stride + start + cols, tl.exp(x - m) / s, mask=mask)
 """
-_SM_WIDE_ROW = """
+            ),
+        ),
+        "hoi_sm_row_of_four_blocks_at_most": dict(
+            exercise=SM,
+            part="softmax_kernel",
+            fail=["hidden"],
+            passes=["public"],
+            reason="hidden case 6 failed",  # the row wider than 8 blocks
+            kernel=sm(
+                """
     # the whole row at once: rows are at most 4 blocks wide in the tests I ran
     row = tl.program_id(0)
     cols = tl.arange(0, 4 * BLOCK)
@@ -299,65 +181,38 @@ _SM_WIDE_ROW = """
     e = tl.exp(x - tl.max(x, axis=0))
     tl.store(y_ptr + row * y_stride + cols, e / tl.sum(e, axis=0), mask=mask)
 """
-_SM_ONE_BLOCK = """
+            ),
+        ),
+        "hoi_sm_gaming_passes_through_y": dict(
+            exercise=SM,
+            part="softmax_kernel",
+            fail=["memory"],
+            passes=["public", "hidden", "bounds", "parallel"],
+            reason="y read back included",
+            kernel=sm(
+                """
+    # x is loaded once; the extra passes read its copy in y
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    x = tl.load(x_ptr + row * x_stride + cols, mask=mask, other=-float("inf"))
-    e = tl.exp(x - tl.max(x, axis=0))
-    tl.store(y_ptr + row * y_stride + cols, e / tl.sum(e, axis=0), mask=mask)
-"""
-_SM_STATIC_TWO_PASS = """
-    row = tl.program_id(0)
     x_row = x_ptr + row * x_stride
     y_row = y_ptr + row * y_stride
-    m_vec = tl.full([BLOCK], float("-inf"), tl.float32)  # a running max per lane
-    for start in tl.range(0, n_cols, BLOCK):
-        offs = tl.multiple_of(start, BLOCK) + tl.arange(0, BLOCK)
-        m_vec = tl.maximum(m_vec, tl.load(x_row + offs, mask=offs < n_cols, other=float("-inf")))
-    m = tl.max(m_vec, 0)
-    s_vec = tl.zeros([BLOCK], tl.float32)
-    for start in tl.range(0, n_cols, BLOCK):
-        offs = start + tl.arange(0, BLOCK)
-        x = tl.load(x_row + offs, mask=offs < n_cols, other=float("-inf"))
-        s_vec += tl.exp(x - m)
-    inv = 1.0 / tl.sum(s_vec, 0)
-    for start in tl.range(0, n_cols, BLOCK):
-        offs = start + tl.arange(0, BLOCK)
-        x = tl.load(x_row + offs, mask=offs < n_cols, other=float("-inf"))
-        tl.store(y_row + offs, tl.exp(x - m) * inv, mask=offs < n_cols)
+    m = tl.max(tl.full([BLOCK], float("-inf"), tl.float32), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(x_row + start + cols, mask=mask, other=float("-inf"))
+        tl.store(y_row + start + cols, x, mask=mask)
+        m = tl.maximum(m, tl.max(x, axis=0))
+    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(y_row + start + cols, mask=mask, other=float("-inf"))
+        s += tl.sum(tl.exp(x - m), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        mask = start + cols < n_cols
+        x = tl.load(y_row + start + cols, mask=mask, other=float("-inf"))
+        tl.store(y_row + start + cols, tl.exp(x - m) / s, mask=mask)
 """
-
-CASES.update(
-    {
-        "hoi_sm_style_where_after_unfilled_load": dict(
-            exercise=SM, part="softmax_kernel", full=True, kernel=sm(_SM_ONLINE_WHERE)
-        ),
-        "hoi_sm_row_of_four_blocks_at_most": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            fail=["hidden"],
-            passes=["public"],
-            reason="hidden case 6 failed",  # the row wider than 8 blocks
-            kernel=sm(_SM_WIDE_ROW),
-        ),
-        "hoi_sm_row_of_one_block": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="differs at",
-            kernel=sm(_SM_ONE_BLOCK),
-        ),
-        "hoi_sm_unmasked_max_no_other": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            fail=["public", "hidden"],
-            passes=[],
-            reason="differs at",
-            kernel=sm(_SM_ONLINE_WHERE.replace(
-                '        x = tl.where(mask, x, float("-inf"))  # masked lanes: whatever the load left there\n', ""
-            )),
+            ),
         ),
     }
 )
@@ -376,19 +231,16 @@ _MM_HEAD = """
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
 """
-_MM_CONTIGUOUS = """
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
-        kk = k + rk
-        # row-major A (M, K) and B (K, N): the row lengths are the strides
-        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :],
-                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
-        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :],
-                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b, allow_tf32=False)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
-"""
-_MM_WHERE_PTRS = """
+
+CASES.update(
+    {
+        "hoi_mm_style_pointer_walk_out_dtype": dict(
+            exercise=MM,
+            part="matmul_kernel",
+            full=True,
+            kernel=mm(
+                _MM_HEAD
+                + """
     a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
     b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
@@ -403,18 +255,7 @@ _MM_WHERE_PTRS = """
     offs = rm[:, None] * stride_cm + rn[None, :] * stride_cn
     tl.store(c_ptr + offs, c, mask=(rm[:, None] < M) & (rn[None, :] < N))
 """
-_MM_NO_K_MASK_A = _MM_WHERE_PTRS.replace(
-    "mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0.0", "mask=rm[:, None] < M, other=0.0"
-)
-_MM_ROW_ORDER = _MM_HEAD.replace(
-    "    pid_m = first_m + pid % in_group % size_m\n    pid_n = pid % in_group // size_m\n",
-    "    pid_m = pid // num_pid_n  # row by row, the grouping computed but unused\n    pid_n = pid % num_pid_n\n",
-)
-
-CASES.update(
-    {
-        "hoi_mm_style_pointer_walk_out_dtype": dict(
-            exercise=MM, part="matmul_kernel", full=True, kernel=mm(_MM_HEAD + _MM_WHERE_PTRS)
+            ),
         ),
         "hoi_mm_ignores_strides": dict(
             exercise=MM,
@@ -422,67 +263,21 @@ CASES.update(
             fail=["hidden"],
             passes=["public"],
             reason="hidden case 1 failed",  # A stored transposed
-            kernel=mm(_MM_HEAD + _MM_CONTIGUOUS),
-        ),
-        "hoi_mm_k_remainder_only_on_b": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            fail=["public", "hidden", "bounds"],
-            passes=[],
-            reason="outside every tensor",
-            kernel=mm(_MM_HEAD + _MM_NO_K_MASK_A),
-        ),
-        "hoi_mm_grouping_computed_unused": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            fail=["l2"],
-            passes=["public", "hidden"],
-            reason="",
-            kernel=mm(_MM_ROW_ORDER + _MM_WHERE_PTRS),
-        ),
-    }
-)
-
-# Extra passes over the row through y, the output: x itself is loaded once.
-_SM_THROUGH_Y = """
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    x_row = x_ptr + row * x_stride
-    y_row = y_ptr + row * y_stride
-    m = tl.max(tl.full([BLOCK], float("-inf"), tl.float32), axis=0)
-    for start in range(0, n_cols, BLOCK):
-        mask = start + cols < n_cols
-        x = tl.load(x_row + start + cols, mask=mask, other=float("-inf"))
-        tl.store(y_row + start + cols, x, mask=mask)  # a copy of the row in y
-        m = tl.maximum(m, tl.max(x, axis=0))
-    s = tl.sum(tl.zeros([BLOCK], tl.float32), axis=0)
-    for start in range(0, n_cols, BLOCK):
-        mask = start + cols < n_cols
-        x = tl.load(y_row + start + cols, mask=mask, other=float("-inf"))
-        s += tl.sum(tl.exp(x - m), axis=0)
-    for start in range(0, n_cols, BLOCK):
-        mask = start + cols < n_cols
-        x = tl.load(y_row + start + cols, mask=mask, other=float("-inf"))
-        tl.store(y_row + start + cols, tl.exp(x - m) / s, mask=mask)
+            kernel=mm(
+                _MM_HEAD
+                + """
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        kk = k + rk
+        # row-major A (M, K) and B (K, N): the row lengths are the strides
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :],
+                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :],
+                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, allow_tf32=False)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 """
-
-CASES.update(
-    {
-        "hoi_sm_gaming_passes_through_y": dict(
-            exercise=SM,
-            part="softmax_kernel",
-            fail=["memory"],
-            passes=["public", "hidden", "bounds", "parallel"],
-            reason="y read back included",
-            kernel=sm(_SM_THROUGH_Y),
-        ),
-        "hoi_mm_allow_tf32_true": dict(
-            exercise=MM,
-            part="matmul_kernel",
-            fail=["public"],
-            passes=[],
-            reason="ieee",
-            kernel=mm(_MM_HEAD + _MM_WHERE_PTRS.replace('input_precision="ieee"', "allow_tf32=True")),
+            ),
         ),
     }
 )

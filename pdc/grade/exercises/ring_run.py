@@ -130,8 +130,8 @@ def child_main(job: dict, out) -> None:
 
 # -- grader side --------------------------------------------------------------------------------
 def _find(cells: list[str], name: str) -> tuple | None:
-    """``(def, its cell's source, its cell's index)`` of the handler ``name`` means after a
-    top-to-bottom run, or None."""
+    """``(def, its cell's source, (cell index, last line))`` of the handler ``name`` means
+    after a top-to-bottom run, the last two where ``ring_kernel`` took it; or None."""
     found = None
     defs: dict = {}
     for k, src in enumerate(cells):
@@ -140,16 +140,25 @@ def _find(cells: list[str], name: str) -> tuple | None:
             continue
         for top in tree.body:
             if isinstance(top, ast.FunctionDef):
-                defs[top.name] = (top, src, k)
+                defs[top.name] = (top, src, (k, top.end_lineno))
                 if top.name == name:
                     found = defs[top.name]
             elif (other := _rebinds(top, name, defs)) is not None:
-                found = defs[other]  # detect = detect_v2: the name now means that handler
+                # detect = detect_v2: the name now means that handler; detect =
+                # ring_kernel(...)(step): that function, taken by ring_kernel here
+                fn, fsrc, at = defs[other]
+                found = (
+                    fn,
+                    fsrc,
+                    (k, top.end_lineno)
+                    if isinstance(getattr(top, "value", None), ast.Call)
+                    else at,
+                )
     return found
 
 
 def cells_run_at_definition(cells: list[str], name: str) -> list[str]:
-    """The code a top-to-bottom run has executed when the handler ``name`` is defined.
+    """The code a top-to-bottom run has executed when ``ring_kernel`` takes the handler.
 
     ``@ring_kernel`` validates the handler when its ``def`` runs and keeps the values its
     globals have then (``pdc.ring.handlers.spec.validate``): a constant assigned again in a
@@ -158,8 +167,8 @@ def cells_run_at_definition(cells: list[str], name: str) -> list[str]:
     found = _find(cells, name)
     if found is None:
         return list(cells)
-    fn, src, k = found
-    return [*cells[:k], "\n".join(src.splitlines()[: fn.end_lineno])]
+    k, last = found[2]
+    return [*cells[:k], "\n".join(cells[k].splitlines()[:last])]
 
 
 def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
@@ -195,13 +204,31 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
 
 
 def _rebinds(node, name: str, defs: dict) -> str | None:
-    """``other`` when ``node`` is ``name = other`` for a function ``other`` defined above."""
+    """``other`` when ``node`` is ``name = other``, or the decorator called by hand,
+    ``name = ring_kernel(...)(other)``, for a function ``other`` defined above."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
         return None
     t, v = node.targets[0], node.value
-    if isinstance(t, ast.Name) and t.id == name and isinstance(v, ast.Name) and v.id in defs:
+    if not (isinstance(t, ast.Name) and t.id == name):
+        return None
+    if (
+        isinstance(v, ast.Call)
+        and isinstance(v.func, ast.Call)
+        and _is_ring_kernel(v.func.func)
+        and len(v.args) == 1
+        and not v.keywords
+    ):
+        v = v.args[0]
+    if isinstance(v, ast.Name) and v.id in defs:
         return v.id
     return None
+
+
+def _is_ring_kernel(func) -> bool:
+    """``ring_kernel`` or ``<module>.ring_kernel`` (``pdc.ring.ring_kernel``)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "ring_kernel"
+    return isinstance(func, ast.Name) and func.id == "ring_kernel"
 
 
 def _validate(case, cid, out, nonce) -> dict:
