@@ -129,24 +129,54 @@ def child_main(job: dict, out) -> None:
 
 
 # -- grader side --------------------------------------------------------------------------------
-def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
-    """Find the handler's ``def`` and refuse what could run code when it is defined."""
+def _find(cells: list[str], name: str) -> tuple | None:
+    """``(def, its cell's source, (cell index, last line))`` of the handler ``name`` means
+    after a top-to-bottom run, the last two where ``ring_kernel`` took it; or None."""
     found = None
     defs: dict = {}
-    for src in cells:
+    for k, src in enumerate(cells):
         tree = source.parse_cell(src)  # the same parse the kernels' extraction uses
         if tree is None:
             continue
         for top in tree.body:
             if isinstance(top, ast.FunctionDef):
-                defs[top.name] = (top, src)
+                defs[top.name] = (top, src, (k, top.end_lineno))
                 if top.name == name:
-                    found = (top, src)
+                    found = defs[top.name]
             elif (other := _rebinds(top, name, defs)) is not None:
-                found = defs[other]  # detect = detect_v2: the name now means that handler
+                # detect = detect_v2: the name now means that handler; detect =
+                # ring_kernel(...)(step): that function, taken by ring_kernel here
+                fn, fsrc, at = defs[other]
+                found = (
+                    fn,
+                    fsrc,
+                    (k, top.end_lineno)
+                    if isinstance(getattr(top, "value", None), ast.Call)
+                    else at,
+                )
+    return found
+
+
+def cells_run_at_definition(cells: list[str], name: str) -> list[str]:
+    """The code a top-to-bottom run has executed when ``ring_kernel`` takes the handler.
+
+    ``@ring_kernel`` validates the handler when its ``def`` runs and keeps the values its
+    globals have then (``pdc.ring.handlers.spec.validate``): a constant assigned again in a
+    later cell does not change the notebook's kernel, so it must not change the graded one.
+    """
+    found = _find(cells, name)
+    if found is None:
+        return list(cells)
+    k, last = found[2]
+    return [*cells[:k], "\n".join(cells[k].splitlines()[:last])]
+
+
+def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
+    """Find the handler's ``def`` and refuse what could run code when it is defined."""
+    found = _find(cells, name)
     if found is None:
         return None, f"no function named {name!r} in the notebook"
-    fn, src = found
+    fn, src, _ = found
     a = fn.args
     if (
         a.defaults
@@ -174,13 +204,31 @@ def precheck(cells: list[str], name: str) -> tuple[str | None, str]:
 
 
 def _rebinds(node, name: str, defs: dict) -> str | None:
-    """``other`` when ``node`` is ``name = other`` for a function ``other`` defined above."""
+    """``other`` when ``node`` is ``name = other``, or the decorator called by hand,
+    ``name = ring_kernel(...)(other)``, for a function ``other`` defined above."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
         return None
     t, v = node.targets[0], node.value
-    if isinstance(t, ast.Name) and t.id == name and isinstance(v, ast.Name) and v.id in defs:
+    if not (isinstance(t, ast.Name) and t.id == name):
+        return None
+    if (
+        isinstance(v, ast.Call)
+        and isinstance(v.func, ast.Call)
+        and _is_ring_kernel(v.func.func)
+        and len(v.args) == 1
+        and not v.keywords
+    ):
+        v = v.args[0]
+    if isinstance(v, ast.Name) and v.id in defs:
         return v.id
     return None
+
+
+def _is_ring_kernel(func) -> bool:
+    """``ring_kernel`` or ``<module>.ring_kernel`` (``pdc.ring.ring_kernel``)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "ring_kernel"
+    return isinstance(func, ast.Name) and func.id == "ring_kernel"
 
 
 def _validate(case, cid, out, nonce) -> dict:
@@ -250,8 +298,9 @@ def runner(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_seeds
             "nonce": ws.nonce,
             "kernel": part.name,
             "functions": {part.name: src},
-            "constants": _constants(ex, cells),
-            "math_names": math_names(cells),
+            # the names as bound when the handler's def ran (later cells do not change it)
+            "constants": _constants(ex, cells_run_at_definition(cells, part.name)),
+            "math_names": math_names(cells_run_at_definition(cells, part.name)),
             "outdir": str(ws.out),
             "inputs": str(ws.inputs),
             "cases": specs,
@@ -290,8 +339,14 @@ def math_names(cells: list[str]) -> dict[str, str]:
 
 
 def _constants(ex, cells) -> dict:
-    """The notebook's numeric constants, the exercise's own winning (as for kernels)."""
-    return source.extract(cells, [], ex.constants).constants
+    """The notebook's numeric constants, the exercise's own winning (as for kernels), as the
+    ring's validator reads them: Python numbers (an ``np.float32`` constant is its float, as
+    in the notebook's kernel). Arrays and tuples stay out: no handler may read them, and the
+    job that carries the constants to the child is JSON."""
+    from pdc.ring.handlers.subset import _NUMERIC, _plain
+
+    consts = source.extract(cells, [], ex.constants).constants
+    return {k: _plain(v) for k, v in consts.items() if isinstance(v, _NUMERIC)}
 
 
 def _warm() -> None:

@@ -79,6 +79,10 @@ def softmax_reference(args: dict) -> dict:
     return {"y_ptr": y}
 
 
+#: The hidden wide row spans more than WIDE_BLOCKS[0] and fewer than WIDE_BLOCKS[1] blocks.
+WIDE_BLOCKS = (8, 24)
+
+
 def _hidden_softmax(rng) -> list:
     b = SOFTMAX_BLOCK
 
@@ -97,10 +101,22 @@ def _hidden_softmax(rng) -> list:
         (rows(), k() * b, float(rng.uniform(FAR, 1000)), int(rng.integers(1, 6))),
         (rows(), int(rng.integers(2, b)), 500.0, pad()),
         (int(rng.integers(2, 20)), 1, 3.0, pad()),
+        # A row wider than the notebook's own example (1000 columns), drawn anew each time: a
+        # kernel that loads a row in one tile of a fixed width (tl.arange(0, 4 * BLOCK))
+        # handles every narrower row and fails here.
+        (
+            int(rng.integers(1, 3)),
+            int(rng.integers(WIDE_BLOCKS[0] * b + 1, WIDE_BLOCKS[1] * b)),
+            3.0,
+            pad(),
+        ),
     ]
 
 
 SOFTMAX_BOUNDARIES = {
+    f"a row wider than {WIDE_BLOCKS[0]} blocks": lambda c: (
+        c.dims["n"] > WIDE_BLOCKS[0] * SOFTMAX_BLOCK
+    ),
     **exs.edges_1d(SOFTMAX_BLOCK, "n", "BLOCK"),
     "a row narrower than one block (1 < n < BLOCK)": lambda c: 1 < c.dims["n"] < SOFTMAX_BLOCK,
     "rows of one element": lambda c: c.dims["n"] == 1,
@@ -124,8 +140,9 @@ SOFTMAX = exs.Exercise(
             SOFTMAX_PARAMS,
             public=[(3, 300, 1000.0, 2), (5, SOFTMAX_BLOCK, 2.0, 0), (2, 7, 2.0, 1)],
             hidden=_hidden_softmax,
-            domain=f"rows >= 1, any n_cols >= 1 (hidden: up to {4 * SOFTMAX_BLOCK}), rows "
-            f"shifted by up to 1000, row strides >= n_cols; BLOCK = {SOFTMAX_BLOCK}",
+            domain=f"rows >= 1, any n_cols >= 1 (hidden: up to "
+            f"{WIDE_BLOCKS[1] * SOFTMAX_BLOCK}), rows shifted by up to 1000, row strides >= "
+            f"n_cols; BLOCK = {SOFTMAX_BLOCK}",
             boundaries=SOFTMAX_BOUNDARIES,
             make=make_softmax,
             reference=softmax_reference,
@@ -163,17 +180,38 @@ def matmul_grid(m: int, n: int) -> tuple:
     return (math.ceil(m / MM["BLOCK_M"]) * math.ceil(n / MM["BLOCK_N"]),)
 
 
+def _stored(x: np.ndarray, transposed: bool) -> tuple[np.ndarray, int, int]:
+    """``x``'s buffer and its (row, column) strides in elements: row-major, or column-major
+    (what ``matmul(a, b.T)`` of a row-major ``b`` passes: the strides say which)."""
+    if transposed:
+        return np.ascontiguousarray(x.T), 1, x.shape[0]
+    return x, x.shape[1], 1
+
+
+def _logical(buf: np.ndarray, rows: int, cols: int, s_row: int, s_col: int) -> np.ndarray:
+    """The (rows, cols) matrix a buffer holds at the given element strides."""
+    item = buf.itemsize
+    flat = buf.reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat, (rows, cols), (s_row * item, s_col * item))
+
+
 def make_matmul(rng, sizes) -> exs.Case:
-    m, k, n = sizes
+    """A case of ``(M, K, N)``, or ``(M, K, N, "A")`` / ``(M, K, N, "B")``: that input stored
+    transposed (column-major), its strides passed as they are."""
+    m, k, n, *layout = sizes
+    transposed = layout[0] if layout else ""
     a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
     c = np.full((m, n), np.float32(PAD), np.float32)
+    a, sam, sak = _stored(a, transposed == "A")
+    b, sbk, sbn = _stored(b, transposed == "B")
     i32 = np.int32
     args = {"a_ptr": a, "b_ptr": b, "c_ptr": c, "M": i32(m), "N": i32(n), "K": i32(k)}
-    args.update(stride_am=i32(k), stride_ak=i32(1), stride_bk=i32(n), stride_bn=i32(1))
+    args.update(stride_am=i32(sam), stride_ak=i32(sak), stride_bk=i32(sbk), stride_bn=i32(sbn))
     args.update(stride_cm=i32(n), stride_cn=i32(1))
-    dims = {"m": m, "k": k, "n": n}
-    return exs.Case(f"A {m}x{k} @ B {k}x{n}", args, ("c_ptr",), matmul_grid(m, n), (4,), dims=dims)
+    dims = {"m": m, "k": k, "n": n, "transposed": transposed}
+    label = f"A {m}x{k} @ B {k}x{n}" + (f" ({transposed} stored transposed)" if transposed else "")
+    return exs.Case(label, args, ("c_ptr",), matmul_grid(m, n), (4,), dims=dims)
 
 
 def _hidden_matmul(rng) -> list:
@@ -192,8 +230,8 @@ def _hidden_matmul(rng) -> list:
 
     wide = 2 * MM["GROUP_M"] * bm
     return [
-        (near(-1), ragged_k(), near(-1)),
-        (near(+1), int(rng.integers(1, 3)) * bk, near(+1)),
+        (near(-1), ragged_k(), near(-1), "A"),  # a kernel must use the strides it is given
+        (near(+1), int(rng.integers(1, 3)) * bk, near(+1), "B"),
         (int(rng.integers(1, 80)), int(rng.integers(1, bk)), int(rng.integers(1, 80))),
         (
             wide - int(rng.integers(0, bm)),
@@ -225,11 +263,16 @@ MATMUL_BOUNDARIES = {
         _tiles(c, "m") >= 2 * MM["GROUP_M"] and _tiles(c, "n") >= 2 * MM["GROUP_M"]
     ),
     "A with one row": lambda c: c.dims["m"] == 1,
+    "A stored transposed (stride_ak != 1)": lambda c: c.dims["transposed"] == "A",
+    "B stored transposed (stride_bn != 1)": lambda c: c.dims["transposed"] == "B",
 }
 
 
 def matmul_reference(args: dict) -> dict:
-    return {"c_ptr": matmul_spec(args["a_ptr"], args["b_ptr"])}
+    m, n, k = (int(args[d]) for d in ("M", "N", "K"))
+    a = _logical(args["a_ptr"], m, k, int(args["stride_am"]), int(args["stride_ak"]))
+    b = _logical(args["b_ptr"], k, n, int(args["stride_bk"]), int(args["stride_bn"]))
+    return {"c_ptr": matmul_spec(a, b)}
 
 
 MATMUL = exs.Exercise(
@@ -242,7 +285,8 @@ MATMUL = exs.Exercise(
             MATMUL_PARAMS,
             public=[(40, 33, 50), (64, 32, 64), (8 * MM["BLOCK_M"], 16, 8 * MM["BLOCK_N"])],
             hidden=_hidden_matmul,
-            domain="A (M, K) @ B (K, N), any M, K, N >= 1 (hidden: M, N up to 256, K up to 47); "
+            domain="A (M, K) @ B (K, N), any M, K, N >= 1 (hidden: M, N up to 256, K up to 47), "
+            "A or B stored transposed (their strides say so); "
             + ", ".join(f"{k} = {v}" for k, v in MM.items()),
             boundaries=MATMUL_BOUNDARIES,
             make=make_matmul,
