@@ -31,6 +31,7 @@ class FakeReport:
         # Shared-memory stores and loads in all (one thread's worth is enough for the sums).
         self.shared_stores = np.array([through_shared], np.int64)
         self.shared_loads = np.array([through_shared], np.int64)
+        self.ops = self.span = None  # operations per thread not measured (not judged here)
 
     def conflicts(self) -> int:
         return sum(v["wavefronts"] - v["accesses"] for v in self.bank_conflicts.values())
