@@ -308,7 +308,7 @@ def blur2d(img, w, out):
         exercise="05_reduction",
         part="block_sum",
         fail=ALL,
-        passes=["sync"],
+        passes=[],
         reason="differs at",
         kernel="""
 @cuda.jit
@@ -669,6 +669,244 @@ def histogram_global(values, hist):
     i = (cuda.blockIdx.x % 8) * TPB + cuda.threadIdx.x  # 8 blocks cover the test's 1000 values
     if i < values.size and values[i] < BINS:
         cuda.atomic.add(hist, values[i], 1)
+""",
+    ),
+    # -- more styles and numerics ----------------------------------------------------------
+    "hoj_conv1d_python_modulo_guard": dict(
+        exercise="02_conv1d",
+        part="conv1d",
+        full=True,
+        kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    i = cuda.grid(1)
+    n = x.size
+    if i < n:
+        r = w.size // 2
+        acc = 0.0
+        for j in range(w.size):
+            src = i + r - j
+            if src % n == src:  # Python's %: -1 % n is n - 1, so only 0 <= src < n passes
+                acc += w[j] * x[src]
+        out[i] = acc
+""",
+    ),
+    "hoj_histogram_global_unsigned_difference": dict(
+        exercise="07_histogram",
+        part="histogram_global",
+        full=True,
+        kernel="""
+@cuda.jit
+def histogram_global(values, hist):
+    i = cuda.grid(1)
+    if i < values.size:
+        v = values[i]
+        if v - BINS < 0:  # numba computes uint8 - int64 in int64: no wrap past zero
+            cuda.atomic.add(hist, v, 1)
+""",
+    ),
+    "hoj_histogram_global_counts_failed_readings_modulo": dict(
+        exercise="07_histogram",
+        part="histogram_global",
+        fail=ALL,
+        passes=[],
+        reason="differs at",
+        kernel="""
+@cuda.jit
+def histogram_global(values, hist):
+    i = cuda.grid(1)
+    if i < values.size:
+        cuda.atomic.add(hist, values[i] % BINS, 1)  # failed readings land in a bin too
+""",
+    ),
+    "hoj_histogram_shared_overflow_bin": dict(
+        exercise="07_histogram",
+        part="histogram_shared",
+        full=True,
+        kernel="""
+SLOTS = BINS + 1  # one more bin gathers the failed readings
+
+
+@cuda.jit
+def histogram_shared(values, hist):
+    counts = cuda.shared.array(SLOTS, int32)
+    t = cuda.threadIdx.x
+    if t <= BINS:
+        counts[t] = 0
+    cuda.syncthreads()
+    for j in range(cuda.grid(1), values.size, cuda.gridsize(1)):
+        cuda.atomic.add(counts, min(values[j], BINS), 1)
+    cuda.syncthreads()
+    if t < BINS and counts[t]:
+        cuda.atomic.add(hist, t, counts[t])
+""",
+    ),
+    "hoj_gaming_histogram_shared_block_zero_stores": dict(
+        exercise="07_histogram",
+        part="histogram_shared",
+        fail=["parallel"],
+        passes=["public", "hidden", "bounds", "sync", "atomics"],
+        reason="memory accesses",
+        kernel="""
+@cuda.jit
+def histogram_shared(values, hist):
+    counts = cuda.shared.array(BINS, int32)
+    t = cuda.threadIdx.x
+    if cuda.blockIdx.x != 0:
+        return  # one block counts everything: no global atomics at all
+    if t < BINS:
+        counts[t] = 0
+    cuda.syncthreads()
+    for j in range(t, values.size, TPB):
+        if values[j] < BINS:
+            cuda.atomic.add(counts, values[j], 1)
+    cuda.syncthreads()
+    if t < BINS:
+        hist[t] = counts[t]
+""",
+    ),
+    "hoj_scan_block_scan_integer_quarters": dict(
+        exercise="08_scan",
+        part="block_scan",
+        full=True,
+        kernel="""
+from numba import int32
+
+
+@cuda.jit
+def block_scan(x, out, block_sums):
+    q = cuda.shared.array(TPB, int32)  # the inputs are quarters: scan 4x in integers, exact
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    q[t] = int32(x[i] * 4) if i < x.size else 0
+    cuda.syncthreads()
+    d = 1
+    while d < TPB:
+        k = (t + 1) * 2 * d - 1
+        if k < TPB:
+            q[k] += q[k - d]
+        d *= 2
+        cuda.syncthreads()
+    d = TPB // 4
+    while d >= 1:
+        k = (t + 1) * 2 * d - 1
+        if k + d < TPB:
+            q[k + d] += q[k]
+        d //= 2
+        cuda.syncthreads()
+    if i < x.size:
+        out[i] = q[t] / 4
+    if t == 0:
+        block_sums[cuda.blockIdx.x] = q[TPB - 1] / 4
+""",
+    ),
+    "hoj_scan_block_scan_exclusive_plus_input": dict(
+        exercise="08_scan",
+        part="block_scan",
+        full=True,
+        kernel="""
+@cuda.jit
+def block_scan(x, out, block_sums):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    mine = x[i] if i < x.size else float32(0)
+    s[t] = mine
+    cuda.syncthreads()
+    stride = 1
+    while stride < TPB:  # up-sweep
+        k = (t + 1) * 2 * stride - 1
+        if k < TPB:
+            s[k] += s[k - stride]
+        stride *= 2
+        cuda.syncthreads()
+    total = s[TPB - 1]
+    cuda.syncthreads()
+    if t == 0:
+        s[TPB - 1] = 0
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:  # down-sweep: the exclusive scan
+        k = (t + 1) * 2 * stride - 1
+        if k < TPB:
+            left = s[k - stride]
+            s[k - stride] = s[k]
+            s[k] += left
+        stride //= 2
+        cuda.syncthreads()
+    if i < x.size:
+        out[i] = s[t] + mine  # exclusive + own value = inclusive
+    if t == 0:
+        block_sums[cuda.blockIdx.x] = total
+""",
+    ),
+    "hoj_blur2d_float_clamp_then_int": dict(
+        exercise="04_conv2d",
+        part="blur2d",
+        full=True,
+        kernel="""
+@cuda.jit
+def blur2d(img, w, out):
+    col, row = cuda.grid(2)
+    h, wd = img.shape
+    if row < h and col < wd:
+        r = w.shape[0] // 2
+        acc = 0.0
+        for dy in range(w.shape[0]):
+            y = int(min(max(row + dy - r, 0.0), h - 1.0))  # clamped as floats, then int()
+            for dx in range(w.shape[1]):
+                x = int(min(max(col + dx - r, 0.0), wd - 1.0))
+                acc += w[dy, dx] * img[y, x]
+        out[row, col] = acc
+""",
+    ),
+    "hoj_blur2d_truncation_toward_zero": dict(
+        exercise="04_conv2d",
+        part="blur2d",
+        fail=ALL,
+        passes=[],
+        reason="",
+        kernel="""
+@cuda.jit
+def blur2d(img, w, out):
+    col, row = cuda.grid(2)
+    h, wd = img.shape
+    if row < h and col < wd:
+        r = w.shape[0] // 2
+        acc = 0.0
+        for dy in range(w.shape[0]):
+            for dx in range(w.shape[1]):
+                # (row + dy - r) / 2 * 2 meant to clamp: int() truncates -1 to 0 but -3 to -2
+                y = int((row + dy - r) / 2) * 2 if row + dy - r < 0 else min(row + dy - r, h - 1)
+                x = max(0, min(col + dx - r, wd - 1))
+                acc += w[dy, dx] * img[y, x]
+        out[row, col] = acc
+""",
+    ),
+    "hoj_saxpy_float64_round_trip": dict(
+        exercise="01_elementwise",
+        part="saxpy",
+        full=True,
+        kernel="""
+@cuda.jit
+def saxpy(alpha, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        twice = alpha * 2.0  # float64 from here on
+        out[i] = twice * x[i] / 2.0 + y[i]
+""",
+    ),
+    "hoj_scan_offsets_rounded_to_cents": dict(
+        exercise="08_scan",
+        part="add_block_offsets",
+        full=True,
+        kernel="""
+@cuda.jit
+def add_block_offsets(out, offsets):
+    i = cuda.grid(1)
+    b = i // TPB
+    if i < out.size and b > 0:
+        out[i] = round(out[i] + offsets[b - 1], 2)  # quarters: two digits keep them exact
 """,
     ),
 }

@@ -116,9 +116,10 @@ def _make_add_offsets(rng: np.random.Generator, sizes: tuple) -> Case:
     return Case(f"n={n}", args, ("out",), grid, block, dims={"n": n})
 
 
-#: The fewest blocks past every public case's (1000 elements: 8 blocks): a kernel that keeps a
-#: slot per public block meets one more on every draw.
-_PAST_BLOCKS = (past_public(TPB, [1000, 128, 5]) - 1) // TPB + 1
+_PUBLIC_BLOCK_SCAN = [(1000,), (128,), (5,)]
+#: The least size needing more blocks than any public case (1000 elements: 8 blocks): a
+#: kernel that keeps a slot per public block meets one more on every draw.
+_PAST = past_public(TPB, [n for (n,) in _PUBLIC_BLOCK_SCAN])
 
 
 def _hidden_block_scan(rng: np.random.Generator) -> list[tuple[int]]:
@@ -126,7 +127,7 @@ def _hidden_block_scan(rng: np.random.Generator) -> list[tuple[int]]:
     multiple, a single element, a prime."""
     return [
         (int(rng.integers(1, 9)) * TPB - 1,),
-        (int(rng.integers(_PAST_BLOCKS - 1, _PAST_BLOCKS + 3)) * TPB + 1,),
+        (_PAST,),  # one element in a block past the public ones
         (int(rng.integers(2, 9)) * TPB,),
         (1,),
         (int(rng.choice(_PRIMES)),),
@@ -137,8 +138,8 @@ def _hidden_add_offsets(rng: np.random.Generator) -> list[tuple[int]]:
     """Always two blocks or more (one block has nothing to add): near multiples, a prime, an
     exact multiple of more blocks than any public case."""
     k = int(rng.integers(2, 9))
-    past = int(rng.integers(_PAST_BLOCKS, _PAST_BLOCKS + 4))
-    return [(k * TPB - 1,), (TPB + 1,), (int(rng.choice(_PRIMES)),), (past * TPB,)]
+    past = (int(rng.integers(0, 4)) + math.ceil(_PAST / TPB)) * TPB  # 9 to 12 full blocks
+    return [(k * TPB - 1,), (TPB + 1,), (int(rng.choice(_PRIMES)),), (past,)]
 
 
 _BLOCK_SCAN_BOUNDARIES = {**edges_1d(TPB, what="TPB"), "n = 1": lambda c: c.dims["n"] == 1}
@@ -218,7 +219,7 @@ SCAN = Exercise(
             "block_scan",
             "out = each block's inclusive scan, block_sums = each block's total",
             ("x", "out", "block_sums"),
-            public=[(1000,), (128,), (5,)],
+            public=_PUBLIC_BLOCK_SCAN,
             hidden=_hidden_block_scan,
             domain=f"any n >= 1; TPB = {TPB}",
             boundaries=_BLOCK_SCAN_BOUNDARIES,
