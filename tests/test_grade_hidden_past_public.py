@@ -49,3 +49,14 @@ def test_every_draw_has_a_size_past_the_public_ones(part):
                 continue  # a fixed grid (the privatised histogram's BLOCKS)
             top = max(g[axis] for g in public_grids)
             assert max(g[axis] for g in grids) > top, f"{part.name}, seed {seed}: axis {axis}"
+
+
+def test_every_conv1d_draw_has_the_longest_filter_of_the_domain():
+    """The domain promises filters up to CONV_K_MAX taps: a kernel that keeps 15 in a local
+    array must meet one longer on every seed, not on half of them."""
+    from pdc.grade.exercises.ex02_conv1d import CONV_K_MAX
+
+    _, part = exs.find_part("conv1d")
+    for seed in SEEDS:
+        ks = [k for _, k in part.hidden(np.random.default_rng(seed))]
+        assert CONV_K_MAX in ks, f"seed {seed}: filters {ks}"

@@ -909,4 +909,65 @@ def add_block_offsets(out, offsets):
         out[i] = round(out[i] + offsets[b - 1], 2)  # quarters: two digits keep them exact
 """,
     ),
+    "hoj_scan_offsets_wrapped_read_times_zero": dict(
+        exercise="08_scan",
+        part="add_block_offsets",
+        full=True,
+        kernel="""
+@cuda.jit
+def add_block_offsets(out, offsets):
+    i = cuda.grid(1)
+    b = cuda.blockIdx.x
+    if i < out.size:
+        # Block 0 reads offsets[-1]: numba wraps it to the last total (in range), times 0.
+        out[i] += offsets[b - 1] * (b > 0)
+""",
+    ),
+    "hoj_block_sum_odd_width_folds": dict(
+        exercise="05_reduction",
+        part="block_sum",
+        full=True,
+        kernel="""
+@cuda.jit
+def block_sum(x, partial):
+    s = cuda.shared.array(TPB, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.size else float32(0)
+    cuda.syncthreads()
+    width = TPB
+    while width > 1:  # fold the upper half onto the lower, odd widths included
+        half = (width + 1) // 2
+        if t < width // 2:
+            s[t] += s[t + half]
+        cuda.syncthreads()
+        width = half
+    if t == 0:
+        partial[cuda.blockIdx.x] = s[0]
+""",
+    ),
+    "hoj_conv1d_taps_staged_for_fifteen": dict(
+        exercise="02_conv1d",
+        part="conv1d",
+        fail=["hidden", "bounds"],
+        passes=["public"],
+        reason="hidden case",
+        kernel="""
+@cuda.jit
+def conv1d(x, w, out):
+    taps = cuda.local.array(15, float32)  # "long filters are 15 taps at most"
+    k = w.size
+    for j in range(k):
+        taps[j] = w[j]
+    i = cuda.grid(1)
+    if i < out.size:
+        r = k // 2
+        acc = float32(0)
+        for j in range(k):
+            src = i + r - j
+            if 0 <= src < x.size:
+                acc += taps[j] * x[src]
+        out[i] = acc
+""",
+    ),
 }
