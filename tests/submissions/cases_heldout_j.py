@@ -1,4 +1,4 @@
-"""Fresh submissions on sizes and numerics for exercises 02, 03, 07 and 08 (built by build.py).
+"""Fresh submissions on sizes and numerics, exercises 02-04, 07 and 08 (built by build.py).
 
 Kernels right only for the sizes the notebook tests (a slot per public block, a bound of the
 widest public matrix, a grid of eight blocks, a local array of 15 filter taps) earned full
@@ -6,9 +6,10 @@ marks on some or all seeds: the hidden draws never went past the public sizes or
 domain's longest filter. Every draw now does (pdc.grade.sizes.past_public,
 tests/test_grade_hidden_past_public.py). ``round(x, 2)`` compiles with numba-cuda and was
 refused by the simulator; it now runs as numba-cuda lowers it (tests/test_sim_heldout_j.py).
-The rest are correct kernels in numeric styles (Python's ``%`` of a negative index as a guard,
-uint8 minus an int computed in int64, a scan in integer quarters) and one attempt to avoid
-global atomics by letting one block count everything, which loses ``parallel``.
+The rest are correct kernels in unusual styles (Python's ``%`` of a negative index as a guard,
+a halo'd tile loaded as one flat range with ``divmod``, a scan in integer quarters) and one
+attempt to avoid global atomics by letting one block count everything, which loses
+``parallel``.
 """
 
 from __future__ import annotations
@@ -161,18 +162,35 @@ def conv1d(x, w, out):
         out[i] = acc
 """,
     ),
-    "hoj_histogram_global_unsigned_difference": dict(
-        exercise="07_histogram",
-        part="histogram_global",
+    "hoj_blur2d_tiled_flat_halo_divmod": dict(
+        exercise="04_conv2d",
+        part="blur2d_tiled",
         full=True,
         kernel="""
+S = TILE + 2 * R  # the halo'd tile's side
+
+
 @cuda.jit
-def histogram_global(values, hist):
-    i = cuda.grid(1)
-    if i < values.size:
-        v = values[i]
-        if v - BINS < 0:  # numba computes uint8 - int64 in int64: no wrap past zero
-            cuda.atomic.add(hist, v, 1)
+def blur2d_tiled(img, w, out):
+    tile = cuda.shared.array(shape=(S, S), dtype=float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    h, wd = img.shape
+    flat = ty * TILE + tx
+    for idx in range(flat, S * S, TILE * TILE):  # the halo'd tile as one flat range
+        ly, lx = divmod(idx, S)
+        y = cuda.blockIdx.y * TILE - R + ly
+        x = cuda.blockIdx.x * TILE - R + lx
+        tile[ly, lx] = img[min(max(y, 0), h - 1), min(max(x, 0), wd - 1)]
+    cuda.syncthreads()
+    row = cuda.blockIdx.y * TILE + ty
+    col = cuda.blockIdx.x * TILE + tx
+    if row < h and col < wd:
+        acc = float32(0.0)
+        for dy in range(2 * R + 1):
+            for dx in range(2 * R + 1):
+                acc += w[dy, dx] * tile[ty + dy][tx + dx]
+        out[row, col] = acc
 """,
     ),
     "hoj_scan_block_scan_integer_quarters": dict(
