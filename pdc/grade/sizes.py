@@ -35,9 +35,24 @@ def near_multiple(rng, step, most, side, least=1):
     return max(1, k * step + side)
 
 
+def past_public(step, public_sizes) -> int:
+    """The least size that needs more blocks of ``step`` than any public size does.
+
+    A hidden draw reaches past it on every seed: a kernel that knows the public sizes (a
+    bound of 1000, a slot for each of their 8 blocks) must meet a size it did not see.
+    """
+    return math.ceil(max(public_sizes) / step) * step + 1
+
+
 def hidden_1d(step, most, public):
     """Sizes just below and above a multiple of the block, an exact multiple, fewer elements
-    than a warp (never a public size: a kernel that knows those gains nothing), any size."""
+    than a warp (never a public size: a kernel that knows those gains nothing), and a size
+    needing more blocks than any public size (``past_public``)."""
+    least = past_public(step, [n for (n,) in public])
+    if least >= most:
+        raise ValueError(
+            f"[hidden_1d] expected most > {least} (past the public sizes {public}), got {most}"
+        )
 
     def draw(rng):
         def fresh(make):  # drawn again while it is a public size
@@ -51,7 +66,7 @@ def hidden_1d(step, most, public):
             fresh(lambda: near_multiple(rng, step, most, +1)),
             fresh(lambda: near_multiple(rng, step, most, 0, least=2)),
             fresh(lambda: int(rng.integers(2, 32))),
-            fresh(lambda: int(rng.integers(33, most))),
+            fresh(lambda: int(rng.integers(least, most))),
         ]
 
     return draw

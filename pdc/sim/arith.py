@@ -405,7 +405,7 @@ def builtin(fn, sig):
     if fn is round:
         if len(sig.args) == 1:
             return lambda a: cast(np.rint(conv([a])[0]), tr)
-        raise Unsupported("the simulator does not support round(x, ndigits) yet")
+        return lambda a, nd: cast(_round_ndigits(conv([a])[0], np.asarray(nd)), tr)
     if fn is pow:
         f = binop(operator.pow, sig)
         return f
@@ -418,6 +418,23 @@ def builtin(fn, sig):
 
         return dm
     raise Unsupported(f"the simulator does not support {getattr(fn, '__name__', fn)}() yet")
+
+
+def _round_ndigits(x, nd):
+    """``round(x, ndigits)`` as numba-cuda compiles it: CPython's fallback algorithm in
+    float64 (a power of ten, rint, halves to even), NaN and infinities kept as they are."""
+    x = np.asarray(x, np.float64)
+    nd = np.asarray(nd, np.int64)
+    with np.errstate(all="ignore"):
+        pos = nd >= 0
+        pow1 = 10.0 ** np.where(nd > 22, nd - 22, np.abs(nd)).astype(np.float64)
+        pow2 = np.where(nd > 22, 1e22, 1.0)
+        y = np.where(pos, (x * pow1) * pow2, x / pow1)
+        z = np.rint(y)
+        z = np.where(np.abs(y - z) == 0.5, 2.0 * np.rint(y / 2.0), z)
+        z = np.where(pos, (z / pow2) / pow1, z * pow1)
+        keep = ~np.isfinite(x) | (pos & np.isinf(y))
+        return np.where(keep, x, z)
 
 
 def _scalar(t) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.grade.sizes import edges_1d, grid1, near_multiple, rand
+from pdc.grade.sizes import edges_1d, grid1, near_multiple, past_public, rand
 from pdc.grade.spec import Case, Exercise, Part
 
 TPB_CONV = 128
@@ -31,11 +31,13 @@ def _make_conv1d(rng, sizes):
 #: Odd filter lengths of the hidden cases; a kernel that assumes K <= 7 fails on every draw.
 CONV_K_MAX = 17
 _ODD_K = tuple(range(3, CONV_K_MAX + 1, 2))
+_PUBLIC = [(1000, 5), (128, 3), (9, 7)]
 
 
 def _hidden_conv1d(rng):
     # Signals ending just before and after a block, one shorter than a long filter, a filter
-    # of one tap, and a long filter over a long signal.
+    # of one tap, and the longest filter of the domain over a signal of more blocks than any
+    # public one: a kernel that stages the taps in a local array of 15 meets 17 every draw.
     def odd():
         return int(rng.choice(_ODD_K))
 
@@ -45,7 +47,7 @@ def _hidden_conv1d(rng):
         (near_multiple(rng, TPB_CONV, 1500, +1), odd()),
         (int(rng.integers(1, long_k)), long_k),
         (int(rng.integers(20, 1500)), 1),
-        (int(rng.integers(TPB_CONV + 2, 1500)), long_k),
+        (int(rng.integers(past_public(TPB_CONV, [n for n, _ in _PUBLIC]), 1500)), CONV_K_MAX),
     ]
 
 
@@ -73,7 +75,7 @@ CONV1D = Exercise(
             "conv1d",
             "out = np.convolve(x, w, 'same')",
             ("x", "w", "out"),
-            public=[(1000, 5), (128, 3), (9, 7)],
+            public=_PUBLIC,
             hidden=_hidden_conv1d,
             domain=f"signal n >= 1, any odd filter length K (hidden: 1 to {CONV_K_MAX}); "
             f"TPB = {TPB_CONV}",

@@ -36,7 +36,9 @@ def _hidden_matmul(rng):
     k spans three tiles while the grid is one tile in each direction (a kernel that loops over
     gridDim.x or gridDim.y tiles instead of ceil(k / TILE) misses two of them); a grid several
     tiles wide and one tall, and one several tall and one wide (rows and columns swapped
-    show); m, k and n each a row short of and a row past a tile.
+    show); m, k and n each a row short of and a row past a tile. m, k and n each exceed the
+    largest public one (20, 18, 33) on every draw: a kernel bounded by the sizes it was tested
+    on meets a wider C.
     """
 
     def near(side):
@@ -44,7 +46,7 @@ def _hidden_matmul(rng):
 
     return [
         (TILE - 1, 2 * TILE + int(rng.integers(1, TILE)), int(rng.integers(1, TILE + 1))),
-        (int(rng.integers(1, TILE + 1)), near(-1), 2 * TILE + 1),
+        (int(rng.integers(1, TILE + 1)), near(-1), 3 * TILE + 1),
         (2 * TILE + 1, int(rng.integers(1, 2 * TILE)), TILE - 1),
         (near(+1), near(+1), near(+1)),
     ]

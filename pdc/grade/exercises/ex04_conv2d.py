@@ -42,15 +42,16 @@ def _make_blur(rng, sizes):
 
 def _hidden_blur(ks):
     # Heights and widths a pixel short of and past one or two tiles (each side of each
-    # dimension on every draw), an image smaller than the largest filter, and any image.
+    # dimension on every draw), an image smaller than the largest filter, and any image. The
+    # pixel past a tile lies beyond the largest public image (20 x 33) in both dimensions.
     def draw(rng):
-        def edge(side):
-            return int(rng.choice([TILE, 2 * TILE])) + side
+        def edge(side, tiles=(1, 2)):
+            return int(rng.choice(tiles)) * TILE + side
 
         big = max(ks)
         return [
-            (edge(-1), edge(+1), int(rng.choice(ks))),
-            (edge(+1), edge(-1), int(rng.choice(ks))),
+            (edge(-1), edge(+1, (3, 4)), int(rng.choice(ks))),
+            (edge(+1, (2, 3)), edge(-1), int(rng.choice(ks))),
             (int(rng.integers(1, big)), int(rng.integers(1, big)), big),
             (int(rng.integers(5, 45)), int(rng.integers(5, 45)), min(ks)),
         ]

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from pdc.grade.sizes import past_public
 from pdc.grade.spec import Case, Exercise, Part
 
 TPB = 128  # threads per block
@@ -98,14 +99,20 @@ def _make(launch):
     return make
 
 
+_PUBLIC_GLOBAL = [(1000, "uniform"), (300, "same"), (777, "hot")]
+#: Prime sizes that need more blocks than any public stream: one on every draw.
+_PRIMES_PAST = tuple(p for p in _PRIMES if p >= past_public(TPB, [n for n, _ in _PUBLIC_GLOBAL]))
+
+
 def _hidden_global(rng: np.random.Generator) -> list[tuple[int, str]]:
-    """A block short of and past a multiple, a single value, a prime; every shape each draw."""
+    """A block short of and past a multiple, a single value, a prime of more blocks than any
+    public stream; every shape each draw."""
     kinds = [str(s) for s in rng.permutation(list(KINDS))] + [str(rng.choice(list(KINDS)))]
     return [
         (int(rng.integers(1, 12)) * TPB - 1, kinds[0]),
         (int(rng.integers(1, 12)) * TPB + 1, kinds[1]),
         (1, kinds[2]),
-        (int(rng.choice(_PRIMES)), kinds[3]),
+        (int(rng.choice(_PRIMES_PAST)), kinds[3]),
     ]
 
 
@@ -220,7 +227,7 @@ HISTOGRAM = Exercise(
             "histogram_global",
             "hist[v] += 1 for every reading v < BINS, one global atomic each",
             ("values", "hist"),
-            public=[(1000, "uniform"), (300, "same"), (777, "hot")],
+            public=_PUBLIC_GLOBAL,
             hidden=_hidden_global,
             domain=f"any n >= 1 bytes, uniform, skewed or constant; TPB = {TPB}",
             boundaries=_GLOBAL_BOUNDARIES,

@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from pdc.grade import profile
-from pdc.grade.sizes import edges_1d
+from pdc.grade.sizes import edges_1d, past_public
 from pdc.grade.spec import Case, Exercise, Part
 
 TPB = 128  # threads per block, a power of two: each block scans TPB elements
@@ -116,11 +116,18 @@ def _make_add_offsets(rng: np.random.Generator, sizes: tuple) -> Case:
     return Case(f"n={n}", args, ("out",), grid, block, dims={"n": n})
 
 
+_PUBLIC_BLOCK_SCAN = [(1000,), (128,), (5,)]
+#: The least size needing more blocks than any public case (1000 elements: 8 blocks): a
+#: kernel that keeps a slot per public block meets one more on every draw.
+_PAST = past_public(TPB, [n for (n,) in _PUBLIC_BLOCK_SCAN])
+
+
 def _hidden_block_scan(rng: np.random.Generator) -> list[tuple[int]]:
-    """A block short of and past a multiple, an exact multiple, a single element, a prime."""
+    """A block short of and past a multiple (more blocks than any public case), an exact
+    multiple, a single element, a prime."""
     return [
         (int(rng.integers(1, 9)) * TPB - 1,),
-        (int(rng.integers(1, 9)) * TPB + 1,),
+        (_PAST,),  # one element in a block past the public ones
         (int(rng.integers(2, 9)) * TPB,),
         (1,),
         (int(rng.choice(_PRIMES)),),
@@ -128,9 +135,11 @@ def _hidden_block_scan(rng: np.random.Generator) -> list[tuple[int]]:
 
 
 def _hidden_add_offsets(rng: np.random.Generator) -> list[tuple[int]]:
-    """Always two blocks or more (one block has nothing to add): near multiples, a prime."""
+    """Always two blocks or more (one block has nothing to add): near multiples, a prime, an
+    exact multiple of more blocks than any public case."""
     k = int(rng.integers(2, 9))
-    return [(k * TPB - 1,), (TPB + 1,), (int(rng.choice(_PRIMES)),), (k * TPB,)]
+    past = (int(rng.integers(0, 4)) + math.ceil(_PAST / TPB)) * TPB  # 9 to 12 full blocks
+    return [(k * TPB - 1,), (TPB + 1,), (int(rng.choice(_PRIMES)),), (past,)]
 
 
 _BLOCK_SCAN_BOUNDARIES = {**edges_1d(TPB, what="TPB"), "n = 1": lambda c: c.dims["n"] == 1}
@@ -210,7 +219,7 @@ SCAN = Exercise(
             "block_scan",
             "out = each block's inclusive scan, block_sums = each block's total",
             ("x", "out", "block_sums"),
-            public=[(1000,), (128,), (5,)],
+            public=_PUBLIC_BLOCK_SCAN,
             hidden=_hidden_block_scan,
             domain=f"any n >= 1; TPB = {TPB}",
             boundaries=_BLOCK_SCAN_BOUNDARIES,
