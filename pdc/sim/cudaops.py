@@ -46,7 +46,7 @@ def _table() -> dict:
         add(getattr(cuda, f"syncthreads_{name}", None), _barrier(name))
     add(cuda.syncwarp, syncwarp)
     for name in ("threadfence", "threadfence_block", "threadfence_system", "nanosleep"):
-        add(getattr(cuda, name, None), _noop)
+        add(getattr(cuda, name, None), _fence)
     for name in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
         add(getattr(cuda, name, None), shuffle(name))
     for name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
@@ -174,8 +174,15 @@ def _literal_shape(t, static, site):
     return (one(t),)
 
 
-def _noop(b, e, sig, gets, kws, site, line, tgt):
-    return lambda fr: (None, None)
+def _fence(b, e, sig, gets, kws, site, line, tgt):
+    """A fence (or ``nanosleep``): nothing to do on the machine, but a compiler loads again
+    after one, so a loop that makes it may see another thread's store (pdc.sim.spin)."""
+
+    def fence(fr: Frame):
+        fr.S.effects += 1
+        return None, None
+
+    return fence
 
 
 # -- barriers -------------------------------------------------------------------------------
@@ -209,6 +216,7 @@ def _barrier(reduce):
                     site,
                 )
             S.spans.barrier(S.operations(), fr.lanes)
+            S.effects += 1
             S.bep = S.bep.copy()  # logged reads keep the epochs of their time
             S.bep[blocks] += 1
             every = not (S.alive & ~here[S.block_of]).any()
