@@ -179,7 +179,7 @@ def _fence(b, e, sig, gets, kws, site, line, tgt):
     after one, so a loop that makes it may see another thread's store (pdc.sim.spin)."""
 
     def fence(fr: Frame):
-        fr.S.effects += 1
+        fr.S.fences += 1
         return None, None
 
     return fence
@@ -216,7 +216,7 @@ def _barrier(reduce):
                     site,
                 )
             S.spans.barrier(S.operations(), fr.lanes)
-            S.effects += 1
+            S.fences += 1
             S.bep = S.bep.copy()  # logged reads keep the epochs of their time
             S.bep[blocks] += 1
             every = not (S.alive & ~here[S.block_of]).any()

@@ -125,7 +125,8 @@ class Launch:
         self.spans = Spans(n)
         self.mem_instructions = 0
         self.atomic_instructions = 0  # pdc.sim.spin: loops that wait do atomics
-        self.effects = 0  # stores, barriers and fences: pdc.sim.spin's plain-load waits
+        self.stores = 0  # plain stores, and barriers and fences: pdc.sim.spin tells apart
+        self.fences = 0  # a wait on plain loads from one that loads again after a fence
         self.retry: Any = None  # pdc.sim.retries: the last failed CAS of each thread
         self.undef_origin = ""
         self._bases: dict = {}

@@ -216,7 +216,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
 
         raise Unsupported(f"[write {arr.name}] a constant array cannot be written")
     S.memory_op(lanes)
-    S.effects += 1
+    S.stores += 1
     _index_und(fr, index_und, site)
     f, ok, pkey = arr.flat_index(S, lanes, index, "write", site)
     v = np.asarray(value)

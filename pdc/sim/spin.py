@@ -42,23 +42,23 @@ class SpinWatch:
         self.count = 0
         self.snap = None
         self.hot = False
-        self.marks = (-1, -1, -1)
+        self.marks = (-1, -1, -1, -1)
         self.plain = False  # the last spinning iteration made plain loads, nothing else
 
     def spinning(self, fr, head: int) -> bool:
         """Called when the active threads jump back to ``head``: True when this iteration
         left every variable of theirs as the previous one did."""
         lanes, S = fr.lanes, fr.S
-        marks = (S.atomic_instructions, S.effects, S.mem_instructions)
+        marks = (S.atomic_instructions, S.stores, S.mem_instructions, S.fences)
         prev, self.marks = self.marks, marks
         atomic = marks[0] != prev[0]
-        # Loads and nothing else (no store, atomic, barrier or fence): a compiler may load
-        # once before the loop, so an unchanged state means no other thread can end it.
-        plain = not atomic and marks[1] == prev[1] and marks[2] != prev[2]
-        if not (atomic or plain):  # no memory read in this iteration: not waiting on it
+        loads = marks[1] == prev[1] and marks[2] != prev[2]  # loads, and no store
+        if not (atomic or loads):  # no memory read in this iteration: not waiting on it
             self.head = -1
             return False
-        self.plain = plain
+        # Loads and nothing else (no atomic, barrier or fence): a compiler may load once
+        # before the loop, so an unchanged state means no other thread can end it.
+        self.plain = not atomic and marks[3] == prev[3]
         if head != self.head or self.lanes is None or not np.array_equal(lanes, self.lanes):
             self.head, self.lanes, self.count, self.snap, self.hot = head, lanes, 0, None, False
         self.count += 1
