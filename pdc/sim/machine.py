@@ -127,6 +127,7 @@ class Launch:
         self.atomic_instructions = 0  # pdc.sim.spin: loops that wait do atomics
         self.stores = 0  # plain stores, and barriers and fences: pdc.sim.spin tells apart
         self.fences = 0  # a wait on plain loads from one that loads again after a fence
+        self.publish: Any = None  # pdc.sim.races.Publish: fences, and atomics after them
         self.retry: Any = None  # pdc.sim.retries: the last failed CAS of each thread
         self.undef_origin = ""
         self._bases: dict = {}

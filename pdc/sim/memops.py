@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.sim import locks, retries
+from pdc.sim import locks, races, retries
 from pdc.sim.arith import cast
 from pdc.sim.machine import Frame, check_defined, vec
 from pdc.sim.memory import CONST, GLOBAL, LOCAL, SHARED, SimArray, poison
@@ -338,6 +338,7 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
         arr.all_defined = arr.all_defined or bool(arr.defined.all())
     S.at[lanes] += 1
     S.atomic_instructions += 1
+    races.atomic_made(S, lanes)
     if arr.kind == GLOBAL:
         arr.loads.add(lanes)
         arr.stores.add(lanes)

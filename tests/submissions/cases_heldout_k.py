@@ -254,8 +254,10 @@ def blur2d_tiled(img, w, out):
         exercise="05_reduction",
         part="block_sum",
         full=True,
-        extra_cells=["STRIDES = np.array([64, 32, 16, 8, 4, 2, 1], dtype=np.int32)"],
         kernel="""
+STRIDES = np.array([64, 32, 16, 8, 4, 2, 1], dtype=np.int32)
+
+
 @cuda.jit
 def block_sum(x, partial):
     strides = cuda.const.array_like(STRIDES)
