@@ -139,7 +139,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
     vals = arr.flat[f]  # a copy (fancy indexing): stale values may replace some below
     und_l = None if allok else ~ok
     if not arr.all_defined:
-        never = ~arr.defined[f]
+        never = ~arr.defined[f] & ok  # a read outside the array is reported as one
         if never.any():
             if not S.undef_origin:
                 k = int(np.argmax(never))

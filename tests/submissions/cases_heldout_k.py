@@ -467,7 +467,9 @@ def block_sum(x, partial):
     "hok_block_scan_hillis_steele_two_buffers": dict(
         exercise="08_scan",
         part="block_scan",
-        full=True,
+        fail=["work"],  # right and race-free, but not work-efficient: the exercise asks that
+        passes=ALL + ["bounds", "sync", "parallel"],
+        reason="Hillis-Steele",
         kernel="""
 @cuda.jit
 def block_scan(x, out, block_sums):
@@ -722,6 +724,90 @@ def softmax_fused(x, out):
     total = buf[0]
     for c in range(t, cols, TPB):
         out[r, c] = math.exp(x[r, c] - mx) / total
+""",
+    ),
+    # -- more styles and attempts -----------------------------------------------------------
+    "hok_transpose_padded_dynamic_shared": dict(
+        exercise="09_transpose",
+        part="transpose_padded",
+        fail=ALL,
+        passes=[],
+        reason="dynamic shared memory: the launch gives it no bytes",
+        kernel="""
+@cuda.jit
+def transpose_padded(a, out):
+    flat = cuda.shared.array(0, float32)  # dynamic: the launch gives it no bytes
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    rows, cols = a.shape
+    x = cuda.blockIdx.x * TILE + tx
+    y = cuda.blockIdx.y * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if x < cols and y + j < rows:
+            flat[(ty + j) * (TILE + 1) + tx] = a[y + j, x]
+    cuda.syncthreads()
+    x = cuda.blockIdx.y * TILE + tx
+    y = cuda.blockIdx.x * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if x < rows and y + j < cols:
+            out[y + j, x] = flat[tx * (TILE + 1) + ty + j]
+""",
+    ),
+    "hok_blur2d_tiled_filter_in_local_array": dict(
+        exercise="04_conv2d",
+        part="blur2d_tiled",
+        full=True,
+        kernel="""
+K = 2 * R + 1
+
+
+@cuda.jit
+def blur2d_tiled(img, w, out):
+    tile = cuda.shared.array((HALO, HALO), float32)
+    taps = cuda.local.array((K, K), float32)  # the filter in each thread's registers
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    h, wd = img.shape
+    row0 = cuda.blockIdx.y * TILE - R
+    col0 = cuda.blockIdx.x * TILE - R
+    for dy in range(K):
+        for dx in range(K):
+            taps[dy, dx] = w[dy, dx]
+    for ly in range(ty, HALO, TILE):
+        for lx in range(tx, HALO, TILE):
+            tile[ly, lx] = img[min(max(row0 + ly, 0), h - 1), min(max(col0 + lx, 0), wd - 1)]
+    cuda.syncthreads()
+    row, col = row0 + R + ty, col0 + R + tx
+    if row < h and col < wd:
+        acc = float32(0.0)
+        for dy in range(K):
+            for dx in range(K):
+                acc += taps[dy, dx] * tile[ty + dy, tx + dx]
+        out[row, col] = acc
+""",
+    ),
+    "hok_gaming_matmul_tiled_shared_detour": dict(
+        exercise="03_matmul",
+        part="matmul_tiled",
+        fail=["memory"],
+        passes=ALL + ["bounds", "sync"],
+        reason="global",
+        kernel="""
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sB = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    col, row = cuda.grid(2)
+    m, kk = A.shape
+    n = B.shape[1]
+    acc = float32(0.0)
+    for k in range(kk):  # every product's operands pass through shared memory, none reused
+        sA[ty, tx] = A[row, k] if row < m else float32(0.0)
+        sB[ty, tx] = B[k, col] if col < n else float32(0.0)
+        cuda.syncthreads()
+        acc += sA[ty, tx] * sB[ty, tx]
+        cuda.syncthreads()
+    if row < m and col < n:
+        C[row, col] = acc
 """,
     ),
 }
