@@ -16,9 +16,11 @@ Only a loop whose iterations read memory is watched: a thread can wait for anoth
 through memory. Code that waits uses atomics: a loop whose iterations make plain loads and
 nothing else (no store, atomic, barrier or fence) is one a compiler may hoist the loads out
 of (numba-cuda has no volatile loads), so on a GPU it may never see another thread's store.
-Such a loop found spinning is endless at once (``plain``), whoever else could run. Watching costs a
-copy of the loop's variables; it is done at iterations 8, 16, 32, ... of a loop, and at
-every iteration of a loop found spinning, until its state changes.
+Such a loop found spinning is endless at once (``plain``), whoever else could run; one that
+loads again after a fence waits as an atomic one does. A loop whose threads can be released
+only by another block is a finding (``waits_on_other_blocks``): blocks run in any order.
+Watching costs a copy of the loop's variables; it is done at iterations 8, 16, 32, ... of a
+loop, and at every iteration of a loop found spinning, until its state changes.
 """
 
 from __future__ import annotations
