@@ -60,8 +60,8 @@ def test_the_simulator_runs_every_kernel_the_grader_sees(path, key, name, soluti
     rep = sim.launch(ns[part.name], case.grid, case.block, args, list(case.args))
     errors = rep.findings.get("error", {}).get("examples", [])
     assert not any("does not support" in e for e in errors), errors
-    assert all("numba-cuda cannot compile" in e or "more than a GPU gives" in e for e in errors), (
-        errors
-    )
+    # A loop that waits for ever is a deadlock the simulator reports, not a failure of it.
+    allowed = ("numba-cuda cannot compile", "more than a GPU gives", "a loop that can never end")
+    assert all(any(a in e for a in allowed) for e in errors), errors
     if solution:
         assert rep.findings == {}, rep.findings

@@ -51,6 +51,50 @@ def wait_forever(flag, out):
     out[cuda.threadIdx.x] = 1
 
 
+def wait_for_flag_by_plain_load(flag, out):
+    # Lane 1 waits for lane 0's flag, read with a plain load: a compiler may load it once.
+    k = cuda.threadIdx.x
+    if k == 1:
+        while flag[0] == 0:
+            pass
+    if k == 0:
+        flag[0] = 1
+    out[k] = 1
+
+
+def wait_for_flag_with_fence(flag, out):
+    # The same wait with a fence in the loop: the compiler must load again after it (the
+    # plain store and loads still race).
+    k = cuda.threadIdx.x
+    if k == 1:
+        while flag[0] == 0:
+            cuda.threadfence()
+    if k == 0:
+        flag[0] = 1
+    out[k] = 1
+
+
+def wait_for_previous_block(flags, out):
+    # Thread 0 of block b waits for block b - 1's flag: blocks run in any order.
+    b = cuda.blockIdx.x
+    if cuda.threadIdx.x == 0:
+        if b > 0:
+            while cuda.atomic.add(flags, b - 1, 0) == 0:
+                pass
+        out[b] = b
+        cuda.atomic.exch(flags, b, 1)
+
+
+def lock_across_blocks(lock, counter):
+    # One lock for the whole grid: its holder runs, so a waiting block gets it in the end.
+    if cuda.threadIdx.x == 0:
+        while cuda.atomic.cas(lock, 0, 0, 1) != 0:
+            pass
+        counter[0] += 1
+        cuda.threadfence()
+        cuda.atomic.exch(lock, 0, 0)
+
+
 def counter_outside_lock(lock, counter):
     while cuda.atomic.cas(lock, 0, 0, 1) != 0:
         pass
@@ -101,3 +145,34 @@ def test_spin_schedules_are_deterministic():
         rep = sim.launch(relay, 1, 32, [flags, order, ticket])
         outs.append((order.tolist(), sorted(rep.findings)))
     assert outs[0] == outs[1] == outs[2]
+
+
+def test_a_wait_on_plain_loads_is_endless_at_once():
+    flag, out = np.zeros(1, np.int32), np.zeros(32, np.int32)
+    rep = sim.launch(wait_for_flag_by_plain_load, 1, 32, [flag, out])
+    (text,) = rep.findings["error"]["examples"]
+    assert "can never end" in text and "plain loads" in text and "line 5" in text
+    assert "memory operations" not in text  # found from the loop's state, not the limit
+
+
+def test_a_fence_in_the_loop_makes_the_wait_see_the_store():
+    flag, out = np.zeros(1, np.int32), np.zeros(32, np.int32)
+    rep = sim.launch(wait_for_flag_with_fence, 1, 32, [flag, out])
+    assert "error" not in rep.findings and rep.findings["race"]["count"] > 0
+    assert out.tolist() == [1] * 32
+
+
+def test_a_wait_for_another_block_is_a_finding():
+    flags, out = np.zeros(4, np.int32), np.zeros(4, np.int32)
+    rep = sim.launch(wait_for_previous_block, 4, 32, [flags, out])
+    assert out.tolist() == [0, 1, 2, 3]  # it ends, and says why it may not on a GPU
+    (text, *_) = rep.findings["race"]["examples"]
+    assert "another block" in text and "line 6" in text
+
+
+def test_a_lock_held_by_another_block_is_no_finding():
+    lock, counter = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    rep = sim.launch(lock_across_blocks, 4, 32, [lock, counter])
+    assert counter.tolist() == [4]
+    # (hand-offs between warps are not modelled: the counter's accesses are races)
+    assert not any("another block" in t for t in rep.findings["race"]["examples"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.sim import arith, machine, memops
+from pdc.sim import arith, machine, memops, races
 from pdc.sim.frontend import Unsupported, dtype_of
 from pdc.sim.machine import WARP, Frame, check_defined, values, vec
 from pdc.sim.memory import LOCAL, SHARED, SimArray
@@ -46,7 +46,7 @@ def _table() -> dict:
         add(getattr(cuda, f"syncthreads_{name}", None), _barrier(name))
     add(cuda.syncwarp, syncwarp)
     for name in ("threadfence", "threadfence_block", "threadfence_system", "nanosleep"):
-        add(getattr(cuda, name, None), _noop)
+        add(getattr(cuda, name, None), _fence(name in ("threadfence", "threadfence_system")))
     for name in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
         add(getattr(cuda, name, None), shuffle(name))
     for name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
@@ -174,8 +174,21 @@ def _literal_shape(t, static, site):
     return (one(t),)
 
 
-def _noop(b, e, sig, gets, kws, site, line, tgt):
-    return lambda fr: (None, None)
+def _fence(grid: bool):
+    """A fence (or ``nanosleep``): a compiler loads again after one, so a loop that makes it
+    may see another thread's store (pdc.sim.spin); a grid-wide fence also orders the
+    thread's writes before its next atomic, for every block (pdc.sim.races)."""
+
+    def make(b, e, sig, gets, kws, site, line, tgt):
+        def fence(fr: Frame):
+            fr.S.fences += 1
+            if grid:
+                races.fenced(fr.S, fr.lanes)
+            return None, None
+
+        return fence
+
+    return make
 
 
 # -- barriers -------------------------------------------------------------------------------
@@ -209,6 +222,8 @@ def _barrier(reduce):
                     site,
                 )
             S.spans.barrier(S.operations(), fr.lanes)
+            races.barrier(S, here)
+            S.fences += 1
             S.bep = S.bep.copy()  # logged reads keep the epochs of their time
             S.bep[blocks] += 1
             every = not (S.alive & ~here[S.block_of]).any()

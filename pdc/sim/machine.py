@@ -26,7 +26,7 @@ import numpy as np
 
 from pdc.sim import iters, memory
 from pdc.sim.frontend import Unsupported
-from pdc.sim.spin import SpinWatch
+from pdc.sim.spin import SpinWatch, waits_on_other_blocks
 from pdc.sim.work import Spans
 
 WARP = 32
@@ -125,6 +125,9 @@ class Launch:
         self.spans = Spans(n)
         self.mem_instructions = 0
         self.atomic_instructions = 0  # pdc.sim.spin: loops that wait do atomics
+        self.stores = 0  # plain stores, and barriers and fences: pdc.sim.spin tells apart
+        self.fences = 0  # a wait on plain loads from one that loads again after a fence
+        self.publish: Any = None  # pdc.sim.races.Publish: fences, and atomics after them
         self.retry: Any = None  # pdc.sim.retries: the last failed CAS of each thread
         self.undef_origin = ""
         self._bases: dict = {}
@@ -254,6 +257,7 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
     at: Any = 0  # the rank every live thread is at, or None: see pc
     pc: Any = None
     watch = SpinWatch()
+    told: set = set()  # loops found waiting for another block
     above = -1  # after a spinning iteration: run the lowest block above the loop's head
     while True:
         if at is not None:
@@ -292,12 +296,28 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
                 nxt = int(vals[0])
         if not isinstance(nxt, np.ndarray) and nxt <= r and watch.spinning(fr, nxt):
             # An iteration that changed nothing: only another thread can end this loop.
+            if watch.plain:
+                raise KernelError(
+                    f"a loop that can never end ({prog.name} line {blocks[nxt].line}, "
+                    f"{S.where(int(lanes[0]))}): it waits for a value read with plain loads, "
+                    "which a compiler may make once, before the loop; read a value that "
+                    "another thread writes with an atomic (cuda.atomic.add(a, i, 0))"
+                )
             waiting = pc is not None and bool((pc[pc != BIG] > r).any())
             if not waiting:
                 raise KernelError(
                     f"a loop that can never end ({prog.name} line {blocks[nxt].line}, "
                     f"{S.where(int(lanes[0]))}): its threads wait for a value that no other "
                     "thread of the launch is left to write (a deadlock)"
+                )
+            if nxt not in told and waits_on_other_blocks(S, pc, r, lanes):
+                told.add(nxt)
+                S.finding(
+                    "race",
+                    "a loop waits for a value that another block writes: blocks run in any "
+                    "order, one after another too, so the block it waits for may never start",
+                    int(lanes[0]),
+                    f"{prog.name} line {blocks[nxt].line}",
                 )
             above = nxt
         if kernel:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.sim import locks, retries
+from pdc.sim import locks, races, retries
 from pdc.sim.arith import cast
 from pdc.sim.machine import Frame, check_defined, vec
 from pdc.sim.memory import CONST, GLOBAL, LOCAL, SHARED, SimArray, poison
@@ -139,7 +139,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
     vals = arr.flat[f]  # a copy (fancy indexing): stale values may replace some below
     und_l = None if allok else ~ok
     if not arr.all_defined:
-        never = ~arr.defined[f]
+        never = ~arr.defined[f] & ok  # a read outside the array is reported as one
         if never.any():
             if not S.undef_origin:
                 k = int(np.argmax(never))
@@ -216,6 +216,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
 
         raise Unsupported(f"[write {arr.name}] a constant array cannot be written")
     S.memory_op(lanes)
+    S.stores += 1
     _index_und(fr, index_und, site)
     f, ok, pkey = arr.flat_index(S, lanes, index, "write", site)
     v = np.asarray(value)
@@ -337,6 +338,7 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
         arr.all_defined = arr.all_defined or bool(arr.defined.all())
     S.at[lanes] += 1
     S.atomic_instructions += 1
+    races.atomic_made(S, lanes)
     if arr.kind == GLOBAL:
         arr.loads.add(lanes)
         arr.stores.add(lanes)

@@ -55,7 +55,10 @@ class SimArray:
         self.size = math.prod(self.shape)
         self.copies = copies
         if data is None:
-            data = np.full(self.size * copies, poison(self.dtype), dtype=self.dtype)
+            # A shared array of size 0 (numba's dynamic shared memory, which the launch gives
+            # no bytes) keeps one element that no index reaches: a read outside it has a
+            # slot to read from, as for any other array.
+            data = np.full(max(self.size * copies, 1), poison(self.dtype), dtype=self.dtype)
         self.flat = data.reshape(-1)
         strides, acc = [], 1
         for s in reversed(self.shape):
@@ -170,9 +173,12 @@ class SimArray:
         if not ok.all():
             k = int(np.flatnonzero(~ok)[0])
             idx = ", ".join(str(int(np.broadcast_to(p, ok.shape)[k])) for p in parts)
+            empty = ""
+            if not self.size and self.kind == SHARED:
+                empty = " (dynamic shared memory: the launch gives it no bytes)"
             S.finding(
                 "oob",
-                f"{op} {self.name}[{idx}] outside shape {self.shape}",
+                f"{op} {self.name}[{idx}] outside shape {self.shape}{empty}",
                 lanes[k],
                 site,
                 count=int((~ok).sum()),

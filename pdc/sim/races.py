@@ -14,8 +14,13 @@ threads to one element, at least one of them a write, race unless something orde
   that trusts such a value computes with a stale one (the simulator hands it the value before
   the latest atomic), which its outputs show. A plain write and an atomic still race.
 
-Accesses by different blocks are never ordered (there is no grid-wide barrier in a kernel),
-so a global element written by one block and touched by another is a race. Volta and later
+Accesses by different blocks are ordered only through a fence and an atomic (there is no
+grid-wide barrier in a kernel): a write is ordered before another thread's access when its
+thread made a ``threadfence`` after it, then an atomic, and the other thread made an atomic
+after that one (the guide's "last block" sum: store, fence, ``atomic.inc`` of a counter; the
+block that draws the last ticket reads every block's store). Without the fence the store may
+reach memory after the atomic: a race. Otherwise a global element written by one block and
+touched by another is a race. Volta and later
 have no implicit warp lockstep, so lanes of one warp race as any two threads do. Lanes of
 one instruction that write one element race with each other.
 
@@ -39,13 +44,65 @@ class Stamps:
     several blocks.
     """
 
-    __slots__ = ("tid", "grp", "ep", "gen")
+    __slots__ = ("tid", "grp", "ep", "gen", "tm")
 
     def __init__(self, n: int):
         self.tid = np.full(n, NONE, dtype=_I)
         self.grp = np.full(n, NONE, dtype=_I)
         self.ep = np.zeros(n, dtype=_I)
         self.gen = np.zeros(n, dtype=_I)
+        self.tm = np.zeros(n, dtype=np.int64)  # the launch's memory clock at a plain write
+
+
+class Publish:
+    """Per thread, on the launch's memory clock (``clock``): its last fence, the
+    fence whose writes an atomic after it published and that atomic, and its last atomic."""
+
+    __slots__ = ("fence", "upto", "at", "atomic")
+
+    def __init__(self, n: int):
+        self.fence = np.full(n, -1, dtype=np.int64)
+        self.upto = np.full(n, -1, dtype=np.int64)
+        self.at = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        self.atomic = np.full(n, -1, dtype=np.int64)
+
+
+def clock(S) -> int:
+    """The memory clock: memory instructions so far, room for each lane of one between."""
+    return S.mem_instructions * S.N
+
+
+def fenced(S, lanes) -> None:
+    """``threadfence`` by ``lanes``: their writes so far reach memory before what follows."""
+    if S.publish is None:
+        S.publish = Publish(S.N)
+    S.publish.fence[lanes] = clock(S) + S.N - 1
+
+
+def atomic_made(S, lanes) -> None:
+    """An atomic by ``lanes`` (counted): it publishes a fence before it, and acquires what
+    atomics before it published."""
+    P = S.publish
+    if P is None:  # no fence yet: nothing to publish, and nothing published to acquire
+        return
+    now = clock(S) + np.arange(lanes.size)  # one instruction's lanes update in lane order
+    new = P.fence[lanes] > P.upto[lanes]
+    P.upto[lanes[new]] = P.fence[lanes[new]]
+    P.at[lanes[new]] = now[new]
+    P.atomic[lanes] = now
+
+
+def barrier(S, here) -> None:
+    """A ``syncthreads`` of the blocks where ``here`` (per block): what one thread of a block
+    acquired with an atomic, every thread of it has after the barrier (the guide's last block
+    tells its threads through shared memory that its ticket was the last)."""
+    P = S.publish
+    if P is None:
+        return
+    top = np.full(S.nblocks, -1, dtype=np.int64)
+    np.maximum.at(top, S.block_of, P.atomic)
+    sel = here[S.block_of]
+    P.atomic[sel] = np.maximum(P.atomic[sel], top[S.block_of[sel]])
 
 
 def _block_of_grp(S, grp):
@@ -103,6 +160,12 @@ class Shadow:
                 lu = np.where(u >= 0, u % 32, lane[idx[j]])
                 synced = S.pairgen[w[j], lu, lane[idx[j]]] > st.gen[f[idx[j]]]
                 racy[j[synced]] = False
+        P = S.publish
+        if P is not None and st is self.w and racy.any():
+            j = np.flatnonzero(racy & (tid[idx] >= 0))
+            u, t = tid[idx[j]], T[idx[j]]
+            ok = (st.tm[f[idx[j]]] <= P.upto[u]) & (P.atomic[t] > P.at[u])
+            racy[j[ok]] = False
         out = np.zeros(f.size, dtype=bool)
         out[idx[racy]] = True
         return out
@@ -137,6 +200,7 @@ class Shadow:
         if kind == "write":
             st = self.w
             st.tid[f], st.grp[f], st.ep[f] = T, W, ep
+            st.tm[f] = clock(S)
             if S.pairgen is not None:  # generations are all 0 until the first syncwarp
                 st.gen[f] = gen
             return st.tid[f] != T  # another lane of this instruction wrote the element last

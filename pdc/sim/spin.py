@@ -12,17 +12,23 @@ until another thread writes memory. The machine then lets the threads that wait 
 run one step (an independent-thread-scheduling step) and tries the loop again. When no other
 thread of the call can run, the loop can never end: a deadlock, reported as one.
 
-Only a loop whose iterations make an atomic operation is watched: a thread can wait for
-another only through memory, and a plain load in such a loop is one a compiler may hoist out
-of it (numba-cuda has no volatile loads), so code that waits uses atomics. Watching costs a
-copy of the loop's variables; it is done at iterations 8, 16, 32, ... of a loop, and at
-every iteration of a loop found spinning, until its state changes.
+Only a loop whose iterations read memory is watched: a thread can wait for another only
+through memory. Code that waits uses atomics: a loop whose iterations make plain loads and
+nothing else (no store, atomic, barrier or fence) is one a compiler may hoist the loads out
+of (numba-cuda has no volatile loads), so on a GPU it may never see another thread's store.
+Such a loop found spinning is endless at once (``plain``), whoever else could run; one that
+loads again after a fence waits as an atomic one does. A loop whose threads can be released
+only by another block is a finding (``waits_on_other_blocks``): blocks run in any order.
+Watching costs a copy of the loop's variables; it is done at iterations 8, 16, 32, ... of a
+loop, and at every iteration of a loop found spinning, until its state changes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+#: The rank of a thread that has left the kernel (pdc.sim.machine's program counter).
+BIG = np.iinfo(np.int32).max
 #: Iterations of one loop, with the same threads, before its state is first compared.
 FIRST_CHECK = 8
 
@@ -30,7 +36,7 @@ FIRST_CHECK = 8
 class SpinWatch:
     """Consecutive iterations of one loop by one set of threads, and their last state."""
 
-    __slots__ = ("head", "lanes", "count", "snap", "hot", "atomics")
+    __slots__ = ("head", "lanes", "count", "snap", "hot", "marks", "plain")
 
     def __init__(self):
         self.head = -1
@@ -38,16 +44,23 @@ class SpinWatch:
         self.count = 0
         self.snap = None
         self.hot = False
-        self.atomics = -1
+        self.marks = (-1, -1, -1, -1)
+        self.plain = False  # the last spinning iteration made plain loads, nothing else
 
     def spinning(self, fr, head: int) -> bool:
         """Called when the active threads jump back to ``head``: True when this iteration
         left every variable of theirs as the previous one did."""
-        lanes = fr.lanes
-        atomics, self.atomics = self.atomics, fr.S.atomic_instructions
-        if atomics == self.atomics:  # no atomic in this iteration: not waiting on memory
+        lanes, S = fr.lanes, fr.S
+        marks = (S.atomic_instructions, S.stores, S.mem_instructions, S.fences)
+        prev, self.marks = self.marks, marks
+        atomic = marks[0] != prev[0]
+        loads = marks[1] == prev[1] and marks[2] != prev[2]  # loads, and no store
+        if not (atomic or loads):  # no memory read in this iteration: not waiting on it
             self.head = -1
             return False
+        # Loads and nothing else (no atomic, barrier or fence): a compiler may load once
+        # before the loop, so an unchanged state means no other thread can end it.
+        self.plain = not atomic and marks[3] == prev[3]
         if head != self.head or self.lanes is None or not np.array_equal(lanes, self.lanes):
             self.head, self.lanes, self.count, self.snap, self.hot = head, lanes, 0, None, False
         self.count += 1
@@ -94,3 +107,17 @@ def _equal(a, b) -> bool:
     if isinstance(a, np.ndarray):
         return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
     return bool(a == b)
+
+
+def waits_on_other_blocks(S, pc, rank: int, lanes) -> bool:
+    """True when threads of ``lanes`` spin at ``rank`` and only threads of other blocks can
+    run: they wait for another block. A CUDA kernel's blocks must be able to run in any
+    order, one after another too (the programming guide), so the block waited for may not
+    have started and never will while this one waits. A lock taken with a CAS is left out:
+    its holder took it, so it runs, and it will release it.
+    """
+    others = (pc != BIG) & (pc > rank)
+    if np.isin(S.block_of[others], S.block_of[lanes]).any():
+        return False
+    R = S.retry
+    return R is None or not bool((R.mark[lanes] >= 0).any())

@@ -75,6 +75,7 @@ def syncwarp(b, e, sig, gets, kws, site, line, tgt):
         mask = g(fr)[0] if g is not None else np.int64(FULL)
         mk, _ = _mask_check(fr, mask, "syncwarp()", site)
         pg = S.joined()
+        S.fences += 1
         warps = np.unique(S.warp_of[fr.lanes])
         S.wgen = S.wgen.copy()
         S.wgen[warps] += 1
