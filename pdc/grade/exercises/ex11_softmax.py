@@ -176,6 +176,11 @@ def _row_work(per_element: int, per_step: int):
 
     ``per_element`` operations for each column it strides over, ``per_step`` for each step of
     a block tree, and a few more; a thread that walks a whole row alone makes far more.
+    ``per_element`` counts every access of the plain style, not only the fewest the maths
+    needs: ``m[r]`` loaded at every column, ``e[r, c]`` read back after its store, or
+    ``s_max[0]`` and ``s_sum[0]`` read from shared memory for every output. Such a thread
+    still does its share of the row (a 4097-column row gives each of 128 threads 33
+    columns), and the bound is about the share, not the traffic (``memory`` judges that).
     """
     steps = int(math.log2(TPB))
 
@@ -244,7 +249,7 @@ SOFTMAX = Exercise(
             make=_make_row_max,
             reference=lambda a: {"m": a["x"].max(axis=1)},
             points={"public": 1, "hidden": 1, "sync": 1, "parallel": 1},
-            max_work=_row_work(1, 3),
+            max_work=_row_work(2, 3),  # x[r, c] compared, then kept
             max_shuffles=_max_shuffles,
             rtol=RTOL,
             atol=ATOL,
@@ -261,7 +266,7 @@ SOFTMAX = Exercise(
             make=_make_exp_sum,
             reference=lambda a: dict(zip(("e", "s"), exp_sum_spec(a["x"], a["m"]))),
             points={"public": 1, "hidden": 1, "sync": 1, "parallel": 1},
-            max_work=_row_work(3, 3),
+            max_work=_row_work(4, 3),  # x, m[r], e stored, e read back
             max_shuffles=_max_shuffles,
             rtol=RTOL,
             atol=ATOL,
@@ -303,7 +308,7 @@ SOFTMAX = Exercise(
                 "parallel": 1,
                 "memory": 2,
             },
-            max_work=_row_work(4, 8),  # two passes and a store, or three and a store
+            max_work=_row_work(6, 8),  # three passes, a store, two shared reads per output
             max_shuffles=_max_shuffles,
             judges={"memory": _traffic},
             titles={
