@@ -26,6 +26,7 @@ KERNEL = (
     "definition, want",
     [
         ("W = np.array([16, 8, 4, 2, 1], dtype=np.int32)", np.int32([16, 8, 4, 2, 1])),
+        ("W = np.array([16, 8, 4, 2, 1], np.int32)", np.int32([16, 8, 4, 2, 1])),  # positional
         ("W = np.asarray((0.5, -1.0, math.pi / 4), dtype='float32')", None),
         ("K = 3\nW = np.array([[1, K], [K * 2, 1 << 4]])", np.array([[1, 3], [6, 16]])),
         ("W = np.array([1.0, 2.0], dtype=numba.float32)", np.float32([1.0, 2.0])),
@@ -57,6 +58,8 @@ def test_a_literal_array_is_a_constant_the_kernel_module_defines(definition, wan
         "W = np.array([1.0, math.inf])",
         "W = np.array([300], dtype=np.uint8)",  # does not fit
         "W = np.array(list(range(4)))",
+        "W = np.array([1, 2], np.int32, dtype=np.int64)",  # a TypeError in NumPy
+        "W = np.array([1, 2], np.int32, True)",
     ],
 )
 def test_arrays_only_a_run_computes_stay_refused_with_a_reason(definition):

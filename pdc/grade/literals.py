@@ -57,7 +57,8 @@ def type_limit(node: ast.Attribute, resolve: Resolve) -> Any:
 def array_literal(
     node: ast.Call, resolve: Resolve, number: Callable[[ast.AST], Any]
 ) -> np.ndarray | None:
-    """``np.array([[...], ...], dtype=np.int32)`` as a read-only array, else None.
+    """``np.array([[...], ...], dtype=np.int32)`` (or ``np.array([...], np.int32)``) as a
+    read-only array, else None.
 
     Args:
         node: The call.
@@ -66,11 +67,15 @@ def array_literal(
     """
     if (resolve(node.func) or "") not in ("numpy.array", "numpy.asarray"):
         return None
-    if len(node.args) != 1 or any(kw.arg != "dtype" for kw in node.keywords):
+    # The dtype by keyword or, as NumPy's signature allows, as the second positional argument.
+    given = node.args[1:] + [kw.value for kw in node.keywords]
+    if not 1 <= len(node.args) <= 2 or any(kw.arg != "dtype" for kw in node.keywords):
+        return None
+    if len(given) > 1:
         return None
     dtype = None
-    for kw in node.keywords:
-        if (dtype := dtype_named(kw.value, resolve)) is None:
+    for value in given:
+        if (dtype := dtype_named(value, resolve)) is None:
             return None
     count = 0
 
