@@ -177,8 +177,8 @@ def _row_work(per_element: int, per_step: int):
     ``per_element`` operations for each column it strides over, ``per_step`` for each step of
     a block tree, and a few more; a thread that walks a whole row alone makes far more.
     ``per_element`` counts every access of the plain style, not only the fewest the maths
-    needs: ``m[r]`` loaded at every column, ``e[r, c]`` read back after its store, or
-    ``s_max[0]`` and ``s_sum[0]`` read from shared memory for every output. Such a thread
+    needs: ``x[r, c]`` loaded again for each use, ``m[r]`` loaded at every column, ``e[r, c]``
+    read back after its store, ``s_max[0]`` and ``s_sum[0]`` read for every output. Such a thread
     still does its share of the row (a 4097-column row gives each of 128 threads 33
     columns), and the bound is about the share, not the traffic (``memory`` judges that).
     """
@@ -266,7 +266,7 @@ SOFTMAX = Exercise(
             make=_make_exp_sum,
             reference=lambda a: dict(zip(("e", "s"), exp_sum_spec(a["x"], a["m"]))),
             points={"public": 1, "hidden": 1, "sync": 1, "parallel": 1},
-            max_work=_row_work(4, 3),  # x, m[r], e stored, e read back
+            max_work=_row_work(5, 3),  # x and m[r] twice (e and s each take exp), e stored
             max_shuffles=_max_shuffles,
             rtol=RTOL,
             atol=ATOL,
@@ -308,7 +308,7 @@ SOFTMAX = Exercise(
                 "parallel": 1,
                 "memory": 2,
             },
-            max_work=_row_work(6, 8),  # three passes, a store, two shared reads per output
+            max_work=_row_work(7, 8),  # x three times at a new max, x, s_max[0], s_sum[0], out
             max_shuffles=_max_shuffles,
             judges={"memory": _traffic},
             titles={
