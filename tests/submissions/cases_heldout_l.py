@@ -1,10 +1,9 @@
 """Fresh submissions on float32 maths and warp code in the reduction and softmax kernels,
-built by build.py: the plain style of a row kernel (m[r] and x[r, c] loaded at each use, e read
-back, the block's max and sum read from shared memory for every output), shuffle offsets from
-a constant-memory table, an online softmax whose empty threads meet as -inf - -inf = nan, a
-half warp whose other lanes exited while the full mask still names them, a shuffle offset of
-32 (past the warp: each lane gets its own value), a float64 butterfly of (max, sum) pairs, and
-one lane per warp walking the row.
+built by build.py: the plain style of exp_sum (m[r] and x[r, c] loaded at each use, e read
+back, the exp taken twice), shuffle offsets from a constant-memory table, an online softmax
+whose empty threads meet as -inf - -inf = nan, a half warp whose other lanes exited while the
+full mask still names them, a shuffle offset of 32 (past the warp: each lane gets its own
+value), a float64 butterfly of (max, sum) pairs, and one lane per warp walking the row.
 
 The first three were misgraded before: a thread that does its share of a 4097-column row in
 the plain style lost "parallel" (the work bound counted the fewest accesses per column, not
@@ -46,40 +45,21 @@ def exp_sum(x, m, e, s):
 """
         + _ES_TREE,
     ),
-    "hol_fused_plain_style_long_row": dict(
+    "hol_exp_sum_exp_twice": dict(
         exercise="11_softmax",
-        part="softmax_fused",
+        part="exp_sum",
         full=True,
         kernel="""
 @cuda.jit
-def softmax_fused(x, out):
-    s_max = cuda.shared.array(TPB, float32)
-    s_sum = cuda.shared.array(TPB, float32)
+def exp_sum(x, m, e, s):
+    buf = cuda.shared.array(TPB, float32)
     r, t = cuda.blockIdx.x, cuda.threadIdx.x
-    m = float32(-math.inf)
-    total = float32(0.0)
+    acc = float32(0.0)
     for c in range(t, x.shape[1], TPB):
-        if x[r, c] > m:  # x[r, c] loaded twice, as written
-            total = total * math.exp(m - x[r, c]) + float32(1.0)
-            m = x[r, c]
-        else:
-            total += math.exp(x[r, c] - m)
-    s_max[t] = m
-    s_sum[t] = total
-    cuda.syncthreads()
-    stride = TPB // 2
-    while stride > 0:
-        if t < stride and s_max[t + stride] > -math.inf:
-            if s_max[t + stride] > s_max[t]:
-                s_sum[t] = s_sum[t] * math.exp(s_max[t] - s_max[t + stride]) + s_sum[t + stride]
-                s_max[t] = s_max[t + stride]
-            else:
-                s_sum[t] += s_sum[t + stride] * math.exp(s_max[t + stride] - s_max[t])
-        cuda.syncthreads()
-        stride //= 2
-    for c in range(t, x.shape[1], TPB):
-        out[r, c] = math.exp(x[r, c] - s_max[0]) / s_sum[0]  # shared reads per output
-""",
+        e[r, c] = math.exp(x[r, c] - m[r])
+        acc += math.exp(x[r, c] - m[r])  # the same exp again: x and m loaded twice
+"""
+        + _ES_TREE,
     ),
     "hol_row_max_const_offsets_shfl_broadcast": dict(
         exercise="11_softmax",
