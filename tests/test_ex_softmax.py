@@ -205,7 +205,8 @@ def test_traffic_on_a_hidden_case_reveals_no_numbers():
 
 def test_work_bound_grows_with_the_row_and_stops_a_serial_thread():
     short, long = _case(sizes=(2, 100, 0.0)), _case(sizes=(2, 3 * TPB, 0.0))
-    assert FUSED.max_work(long) - FUSED.max_work(short) == 4 * 2  # 3 loads and a store
+    # x three times at a new max, then x, s_max[0], s_sum[0] and the store, per column
+    assert FUSED.max_work(long) - FUSED.max_work(short) == 7 * 2
     assert 3 * 100 > FUSED.max_work(short)  # one thread reading a row twice and writing it
 
 
