@@ -129,6 +129,7 @@ class Launch:
         self.fences = 0  # a wait on plain loads from one that loads again after a fence
         self.publish: Any = None  # pdc.sim.races.Publish: fences, and atomics after them
         self.retry: Any = None  # pdc.sim.retries: the last failed CAS of each thread
+        self.reloads: Any = None  # pdc.sim.reloads: each thread's last global loads
         self.undef_origin = ""
         self._bases: dict = {}
         self.imemo: dict = {}  # id of an index vector -> [it, min, max, {stride: offsets}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdc.sim import locks, races, retries
+from pdc.sim import locks, races, reloads, retries
 from pdc.sim.arith import cast
 from pdc.sim.machine import Frame, check_defined, vec
 from pdc.sim.memory import CONST, GLOBAL, LOCAL, SHARED, SimArray, poison
@@ -145,6 +145,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
                 k = int(np.argmax(never))
                 S.undef_origin = f"{arr.element(f[k])} read before any write, {site}"
             und_l = never if und_l is None else und_l | never
+    good = None
     if allok:
         fo, lo = f, lanes
     else:
@@ -186,7 +187,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
                 )
             und_l = racy if und_l is None else und_l | racy
     if arr.kind == GLOBAL:
-        arr.loads.add(lanes)
+        arr.loads.add(reloads.counted(S, arr, lanes, fo, good))
         S.an.sectors(arr, "load", lanes, f, ok, line, pkey)
     elif arr.kind == SHARED:
         S.sl.add(lanes)
