@@ -55,6 +55,17 @@ def test_extract_refuses_what_a_gpu_kernel_cannot_be(body, why):
     assert why in _extract(body).problem
 
 
+def test_extract_keeps_host_decorators_and_drops_them():
+    """A heuristic's lambda runs on the host, before the launch, and the grader never runs it:
+    it is no part of the kernel, and the body is still checked."""
+    deco = '@triton.heuristics({"num_warps": lambda args: 8 if args["n"] > 4096 else 4})\n'
+    found = kernels.extract([deco + HEAD + "    tl.store(x_ptr, 1.0)\n"], "k", PARAMS, {})
+    assert not found.problem
+    assert "lambda" not in found.text and "heuristics" not in found.text
+    refused = kernels.extract([deco + HEAD + "    f = lambda v: v\n"], "k", PARAMS, {})
+    assert "k, line 2: Lambda is not allowed" in refused.problem
+
+
 def test_extract_keeps_constexpr_globals_and_refuses_plain_ones():
     body = "tl.store(x_ptr, tl.load(x_ptr) * SCALE)\n"
     found = _extract(body, "SCALE = tl.constexpr(-2.5)")
