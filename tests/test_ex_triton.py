@@ -282,6 +282,32 @@ def test_grouped_order_needs_fewer_panels_than_row_major():
     assert criteria.wave_panels(tiles[:8]) == 6  # 4 rows of A-tiles, 2 columns of B-tiles
 
 
+def _launch_order_run(tiles, extra_first: int | None = None):
+    """A run of a 9 x 9 tile matmul whose program p stores tile ``tiles[p]``, and also the
+    element ``extra_first`` of C when it is given."""
+    from pdc.grade.triton.exercises import MATMUL, make_matmul
+
+    case = make_matmul(np.random.default_rng(0), (9 * 32, 8, 9 * 32))
+    run = criteria.Run()
+    for p, (r, c) in enumerate(tiles):
+        first, last = r * 32 * 288 + c * 32, (r * 32 + 31) * 288 + c * 32 + 31
+        if extra_first is not None:
+            first = min(first, extra_first)
+        run.programs.append(((p,), "c_ptr", first, last, 32 * 32 + 1))
+    return criteria.grouped_order(MATMUL.parts[0], [(case, run)])
+
+
+def test_launch_order_counts_every_tile_a_program_stores_into():
+    grouped = criteria.grouped_tiles(9 * 32, 9 * 32, 32, 32, 4)
+    row_major = [divmod(p, 9) for p in range(81)]
+    assert _launch_order_run(grouped)[0] == 1.0
+    assert _launch_order_run(row_major)[0] == 0.0
+    # one more store (an atomic add of 0.0) into C[0, 0] by every program: the first element
+    # each one stores is then in tile (0, 0), and the order looks grouped at that end only
+    assert _launch_order_run(row_major, extra_first=0)[0] == 0.0
+    assert criteria.wave_panels([(range(0, 2), range(0, 3))] * 8) == 5
+
+
 TRACE_SCRIPT = """
 import os
 os.environ["TRITON_INTERPRET"] = "1"

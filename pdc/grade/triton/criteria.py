@@ -185,9 +185,21 @@ def matmul_loads(part, done) -> tuple[float, str]:
 
 
 def wave_panels(tiles: list) -> float:
-    """Mean count of distinct rows of A-tiles and columns of B-tiles per WAVE programs."""
+    """Mean count of distinct rows of A-tiles and columns of B-tiles per WAVE programs.
+
+    A program's tile is ``(row, column)``, or ``(rows, columns)`` (ranges) for a program that
+    stored into several tiles: it needs every panel of those.
+    """
+
+    def panels(index):
+        return set(index) if isinstance(index, range) else {index}
+
     waves = [tiles[i : i + WAVE] for i in range(0, len(tiles) - WAVE + 1, WAVE)]
-    return float(np.mean([len({t[0] for t in w}) + len({t[1] for t in w}) for w in waves]))
+    counts = [
+        len(set().union(*(panels(t[0]) for t in w))) + len(set().union(*(panels(t[1]) for t in w)))
+        for w in waves
+    ]
+    return float(np.mean(counts))
 
 
 def grouped_tiles(m: int, n: int, bm: int, bn: int, group: int) -> list:
@@ -214,9 +226,11 @@ def grouped_order(part, done) -> tuple[float, str]:
         judged += 1
         stride = int(case.args["stride_cm"])
         tile = {}
-        for program, name, first, _, _ in run.programs:
-            if name == "c_ptr":
-                tile[program[0]] = (first // stride // bm, first % stride // bn)
+        for program, name, first, last, _ in run.programs:
+            if name == "c_ptr":  # the tiles of its first and last store, and those between
+                (r0, c0), (r1, c1) = ((e // stride // bm, e % stride // bn) for e in (first, last))
+                rows, cols = range(r0, r1 + 1), range(min(c0, c1), max(c0, c1) + 1)
+                tile[program[0]] = (r0, c0) if len(rows) == len(cols) == 1 else (rows, cols)
         tiles = [tile.get(p, (-1 - p, -1 - p)) for p in range(case.grid[0])]
         got, best = wave_panels(tiles), wave_panels(grouped_tiles(m, n, bm, bn, group))
         if got > best + 1e-9:
