@@ -413,3 +413,41 @@ def test_the_exercises_are_registered_as_plug_ins():
         assert exs.find_part(part.name, plugins=True)[0].key == key
         cases = exs.hidden_cases(part, np.random.default_rng(0))
         assert all(c.args[next(iter(c.args))].dtype == np.float32 for c in cases)
+
+
+RACE_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from pdc.grade.triton.interp import Trace, tracing
+
+@triton.jit
+def k(y_ptr, CLEAR: tl.constexpr):
+    p = tl.program_id(0)
+    offs = tl.arange(0, 4)
+    if CLEAR:  # program p clears the row of program p + 1 first: the order decides the result
+        tl.store(y_ptr + (p + 1) * 4 + offs, tl.zeros([4], tl.float32), mask=p + 1 < 3)
+    tl.store(y_ptr + p * 4 + offs, offs.to(tl.float32) + 1.0)
+    tl.store(y_ptr + p * 4 + offs, offs.to(tl.float32) + 2.0)  # its own element again
+    tl.store(y_ptr + 4 * 3 + offs * 0, 7.0)  # the same value from every program
+
+for clear in (False, True):
+    y = torch.zeros(13)
+    t = Trace()
+    t.watch("y", y)
+    with tracing(t):
+        k[(3,)](y, CLEAR=clear)
+    print(t.races)
+"""
+
+
+@needs_triton
+def test_tracing_finds_programs_that_store_different_values_into_one_element():
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "TRITON_DEFAULT_FP_FUSION": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", RACE_SCRIPT], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    alone, clearing = run.stdout.strip().splitlines()
+    assert alone == "[]"  # a program overwriting its own store, or equal values, is no race
+    assert "program (1, 0, 0) stores y[4], which program (0, 0, 0) stored" in clearing
