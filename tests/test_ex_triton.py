@@ -451,3 +451,24 @@ def test_tracing_finds_programs_that_store_different_values_into_one_element():
     alone, clearing = run.stdout.strip().splitlines()
     assert alone == "[]"  # a program overwriting its own store, or equal values, is no race
     assert "program (1, 0, 0) stores y[4], which program (0, 0, 0) stored" in clearing
+
+
+def _rows_run(rows_of_programs):
+    """A softmax run of 3 rows of 10 where program p stores the rows ``rows_of_programs[p]``."""
+    from pdc.grade.triton.exercises import SOFTMAX, make_softmax
+
+    case = make_softmax(np.random.default_rng(0), (3, 10, 2.0, 0))
+    stride = int(case.args["y_stride"])
+    run = criteria.Run()
+    for p, rows in enumerate(rows_of_programs):
+        if rows:
+            run.programs.append(((p,), "y_ptr", rows[0] * stride, rows[-1] * stride + 9, 10))
+    return criteria.one_program_per_row(SOFTMAX.parts[0], [(case, run)])
+
+
+def test_one_program_per_row_lets_the_kernel_choose_which_row():
+    assert _rows_run([[0], [1], [2]])[0] == 1.0
+    assert _rows_run([[2], [1], [0]])[0] == 1.0  # row = num_programs - 1 - program_id
+    assert "program 0 stored into rows 0 to 1" in _rows_run([[0, 1], [], [2]])[1]
+    assert "programs 0 and 2 both stored row 1" in _rows_run([[1], [0], [1]])[1]
+    assert "1 of 3 programs stored nothing" in _rows_run([[0], [1], []])[1]
