@@ -55,6 +55,17 @@ def test_extract_refuses_what_a_gpu_kernel_cannot_be(body, why):
     assert why in _extract(body).problem
 
 
+def test_extract_keeps_host_decorators_and_drops_them():
+    """A heuristic's lambda runs on the host, before the launch, and the grader never runs it:
+    it is no part of the kernel, and the body is still checked."""
+    deco = '@triton.heuristics({"num_warps": lambda args: 8 if args["n"] > 4096 else 4})\n'
+    found = kernels.extract([deco + HEAD + "    tl.store(x_ptr, 1.0)\n"], "k", PARAMS, {})
+    assert not found.problem
+    assert "lambda" not in found.text and "heuristics" not in found.text
+    refused = kernels.extract([deco + HEAD + "    f = lambda v: v\n"], "k", PARAMS, {})
+    assert "k, line 2: Lambda is not allowed" in refused.problem
+
+
 def test_extract_keeps_constexpr_globals_and_refuses_plain_ones():
     body = "tl.store(x_ptr, tl.load(x_ptr) * SCALE)\n"
     found = _extract(body, "SCALE = tl.constexpr(-2.5)")
@@ -271,6 +282,32 @@ def test_grouped_order_needs_fewer_panels_than_row_major():
     assert criteria.wave_panels(tiles[:8]) == 6  # 4 rows of A-tiles, 2 columns of B-tiles
 
 
+def _launch_order_run(tiles, extra_first: int | None = None):
+    """A run of a 9 x 9 tile matmul whose program p stores tile ``tiles[p]``, and also the
+    element ``extra_first`` of C when it is given."""
+    from pdc.grade.triton.exercises import MATMUL, make_matmul
+
+    case = make_matmul(np.random.default_rng(0), (9 * 32, 8, 9 * 32))
+    run = criteria.Run()
+    for p, (r, c) in enumerate(tiles):
+        first, last = r * 32 * 288 + c * 32, (r * 32 + 31) * 288 + c * 32 + 31
+        if extra_first is not None:
+            first = min(first, extra_first)
+        run.programs.append(((p,), "c_ptr", first, last, 32 * 32 + 1))
+    return criteria.grouped_order(MATMUL.parts[0], [(case, run)])
+
+
+def test_launch_order_counts_every_tile_a_program_stores_into():
+    grouped = criteria.grouped_tiles(9 * 32, 9 * 32, 32, 32, 4)
+    row_major = [divmod(p, 9) for p in range(81)]
+    assert _launch_order_run(grouped)[0] == 1.0
+    assert _launch_order_run(row_major)[0] == 0.0
+    # one more store (an atomic add of 0.0) into C[0, 0] by every program: the first element
+    # each one stores is then in tile (0, 0), and the order looks grouped at that end only
+    assert _launch_order_run(row_major, extra_first=0)[0] == 0.0
+    assert criteria.wave_panels([(range(0, 2), range(0, 3))] * 8) == 5
+
+
 TRACE_SCRIPT = """
 import os
 os.environ["TRITON_INTERPRET"] = "1"
@@ -376,3 +413,62 @@ def test_the_exercises_are_registered_as_plug_ins():
         assert exs.find_part(part.name, plugins=True)[0].key == key
         cases = exs.hidden_cases(part, np.random.default_rng(0))
         assert all(c.args[next(iter(c.args))].dtype == np.float32 for c in cases)
+
+
+RACE_SCRIPT = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from pdc.grade.triton.interp import Trace, tracing
+
+@triton.jit
+def k(y_ptr, CLEAR: tl.constexpr):
+    p = tl.program_id(0)
+    offs = tl.arange(0, 4)
+    if CLEAR:  # program p clears the row of program p + 1 first: the order decides the result
+        tl.store(y_ptr + (p + 1) * 4 + offs, tl.zeros([4], tl.float32), mask=p + 1 < 3)
+    tl.store(y_ptr + p * 4 + offs, offs.to(tl.float32) + 1.0)
+    tl.store(y_ptr + p * 4 + offs, offs.to(tl.float32) + 2.0)  # its own element again
+    tl.store(y_ptr + 4 * 3 + offs * 0, 7.0)  # the same value from every program
+
+for clear in (False, True):
+    y = torch.zeros(13)
+    t = Trace()
+    t.watch("y", y)
+    with tracing(t):
+        k[(3,)](y, CLEAR=clear)
+    print(t.races)
+"""
+
+
+@needs_triton
+def test_tracing_finds_programs_that_store_different_values_into_one_element():
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "TRITON_DEFAULT_FP_FUSION": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", RACE_SCRIPT], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    alone, clearing = run.stdout.strip().splitlines()
+    assert alone == "[]"  # a program overwriting its own store, or equal values, is no race
+    assert "program (1, 0, 0) stores y[4], which program (0, 0, 0) stored" in clearing
+
+
+def _rows_run(rows_of_programs):
+    """A softmax run of 3 rows of 10 where program p stores the rows ``rows_of_programs[p]``."""
+    from pdc.grade.triton.exercises import SOFTMAX, make_softmax
+
+    case = make_softmax(np.random.default_rng(0), (3, 10, 2.0, 0))
+    stride = int(case.args["y_stride"])
+    run = criteria.Run()
+    for p, rows in enumerate(rows_of_programs):
+        if rows:
+            run.programs.append(((p,), "y_ptr", rows[0] * stride, rows[-1] * stride + 9, 10))
+    return criteria.one_program_per_row(SOFTMAX.parts[0], [(case, run)])
+
+
+def test_one_program_per_row_lets_the_kernel_choose_which_row():
+    assert _rows_run([[0], [1], [2]])[0] == 1.0
+    assert _rows_run([[2], [1], [0]])[0] == 1.0  # row = num_programs - 1 - program_id
+    assert "program 0 stored into rows 0 to 1" in _rows_run([[0, 1], [], [2]])[1]
+    assert "programs 0 and 2 both stored row 1" in _rows_run([[1], [0], [1]])[1]
+    assert "1 of 3 programs stored nothing" in _rows_run([[0], [1], []])[1]

@@ -110,3 +110,41 @@ def test_divisibility_hints_give_vector_loads(tmp_path):
     )
     assert plain.ok and hinted.ok
     assert "ld.global.v4" not in p["ptx"] and "ld.global.v4" in h["ptx"]
+
+
+COMPILE_ERROR_SCRIPT = """
+from pdc.ptx.triton_build import run_jobs
+
+src = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    a = tl.load(x_ptr + r[:, None] * BLOCK + r[None, :]).to(tl.float64)
+    acc = tl.dot(a, a, tl.zeros((BLOCK, BLOCK), tl.float64))
+    tl.store(x_ptr + r[:, None] * BLOCK + r[None, :], acc.to(tl.float32))
+'''
+job = {"signature": {"x_ptr": "*fp32"}, "constexprs": {"BLOCK": 16}, "num_warps": 4,
+       "source": src, "name": "k", "ccs": [(8, 0)]}
+print(run_jobs([job])[0]["build"]["error"])
+"""
+
+
+@needs_triton
+def test_a_compile_error_names_the_kernel_line_not_the_caret_under_it():
+    import subprocess
+
+    run = subprocess.run(
+        [sys.executable, "-c", COMPILE_ERROR_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    error = run.stdout.strip().splitlines()[-1]
+    # Triton's message ends with a line holding a caret only: the line it points to is kept
+    assert error.startswith("kernel line 4: acc = tl.dot(a, a"), error

@@ -117,7 +117,7 @@ def compile_fn(
         )
     except Exception as exc:  # reported as the build's error, one line
         text = f"{type(exc).__name__}: {exc}"
-        build.error, build.error_full = text.strip().splitlines()[-1][:300], text
+        build.error, build.error_full = _one_line(exc, text)[:300], text
         build.seconds = time.perf_counter() - t0
         return build, {}
     build.ptx = kernel.asm["ptx"]
@@ -321,3 +321,21 @@ def triton_builds(
     job.update(ccs=[list(cc) for cc in ccs], num_warps=num_warps, keep=list(keep))
     job["divisible"] = list(divisible)
     return compile_in_child([job])
+
+
+def _one_line(exc: Exception, text: str) -> str:
+    """A compile error in one line: Triton's ``CompilationError`` ends with a caret under the
+    kernel's line, and its reason (when it gives one) or the exception it wraps names the
+    problem, so the line of the kernel and that reason are kept."""
+    last = text.strip().splitlines()[-1] if text.strip() else text
+    src, lineno = getattr(exc, "src", None), getattr(getattr(exc, "node", None), "lineno", None)
+    if not (src and isinstance(lineno, int)):
+        return last
+    cause = exc.__cause__
+    why = getattr(exc, "error_message", None) or (
+        type(cause).__name__ + (f": {cause}" if str(cause).strip() else "") if cause else ""
+    )
+    lines = src.split("\n")
+    code = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+    reason = why.strip().splitlines()[-1] if why.strip() else "does not compile"
+    return f"kernel line {lineno}: {code}: {reason}"

@@ -76,6 +76,8 @@ def main(job: dict, out: Path) -> None:
                 kernel[tuple(case["grid"])](*args, **job["constants"])
         except Exception as exc:  # the kernel's own failure: this case's result
             error = f"the kernel failed: {type(exc).__name__}: {exc}"[:400]
+        if trace.races and not error and not trace.out_of_range:  # out of range comes first
+            error = trace.races[0][:400]
         arrays = {}
         for spec, value in zip(case["args"], args):
             if spec["kind"] == "array":

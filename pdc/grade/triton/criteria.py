@@ -119,22 +119,26 @@ def _label(case) -> str:
 
 
 def one_program_per_row(part, done) -> tuple[float, str]:
-    """Program ``r`` stores into row ``r`` of y and nowhere else; every row has its program."""
+    """Each program stores into one row of y, no two programs into the same row, and every
+    row has its program. Which program takes which row is the kernel's choice (a GPU runs
+    them in no set order): ``row = tl.num_programs(0) - 1 - tl.program_id(0)`` is as parallel
+    as ``row = tl.program_id(0)``."""
     for case, run in done:
         stride, rows = int(case.args["y_stride"]), case.dims["rows"]
-        mine = set()
+        owner: dict = {}
         for program, name, first, last, _ in run.programs:
             if name != "y_ptr":
                 continue
-            p = program[0]
-            if first // stride != p or last // stride != p:
+            p, row = program[0], first // stride
+            if row != last // stride:
                 return 0.0, (
-                    f"{_label(case)}: program {p} stored into rows {first // stride} to "
-                    f"{last // stride}; program r should store row r only"
+                    f"{_label(case)}: program {p} stored into rows {row} to {last // stride}; "
+                    "each program should store one row only"
                 )
-            mine.add(p)
-        if len(mine) != rows:
-            return 0.0, f"{_label(case)}: {rows - len(mine)} of {rows} programs stored nothing"
+            if owner.setdefault(row, p) != p:
+                return 0.0, f"{_label(case)}: programs {owner[row]} and {p} both stored row {row}"
+        if len(owner) != rows:
+            return 0.0, f"{_label(case)}: {rows - len(owner)} of {rows} programs stored nothing"
     return 1.0, "each program stores its own row"
 
 
@@ -185,9 +189,21 @@ def matmul_loads(part, done) -> tuple[float, str]:
 
 
 def wave_panels(tiles: list) -> float:
-    """Mean count of distinct rows of A-tiles and columns of B-tiles per WAVE programs."""
+    """Mean count of distinct rows of A-tiles and columns of B-tiles per WAVE programs.
+
+    A program's tile is ``(row, column)``, or ``(rows, columns)`` (ranges) for a program that
+    stored into several tiles: it needs every panel of those.
+    """
+
+    def panels(index):
+        return set(index) if isinstance(index, range) else {index}
+
     waves = [tiles[i : i + WAVE] for i in range(0, len(tiles) - WAVE + 1, WAVE)]
-    return float(np.mean([len({t[0] for t in w}) + len({t[1] for t in w}) for w in waves]))
+    counts = [
+        len(set().union(*(panels(t[0]) for t in w))) + len(set().union(*(panels(t[1]) for t in w)))
+        for w in waves
+    ]
+    return float(np.mean(counts))
 
 
 def grouped_tiles(m: int, n: int, bm: int, bn: int, group: int) -> list:
@@ -214,9 +230,11 @@ def grouped_order(part, done) -> tuple[float, str]:
         judged += 1
         stride = int(case.args["stride_cm"])
         tile = {}
-        for program, name, first, _, _ in run.programs:
-            if name == "c_ptr":
-                tile[program[0]] = (first // stride // bm, first % stride // bn)
+        for program, name, first, last, _ in run.programs:
+            if name == "c_ptr":  # the tiles of its first and last store, and those between
+                (r0, c0), (r1, c1) = ((e // stride // bm, e % stride // bn) for e in (first, last))
+                rows, cols = range(r0, r1 + 1), range(min(c0, c1), max(c0, c1) + 1)
+                tile[program[0]] = (r0, c0) if len(rows) == len(cols) == 1 else (rows, cols)
         tiles = [tile.get(p, (-1 - p, -1 - p)) for p in range(case.grid[0])]
         got, best = wave_panels(tiles), wave_panels(grouped_tiles(m, n, bm, bn, group))
         if got > best + 1e-9:

@@ -10,6 +10,11 @@ memory. Per tensor it counts loads and stores per element; per program, the rang
 elements each program stored. (triton-viz records the same operations for drawing them; a
 wrapper of these methods is all grading needs, with no extra dependency.)
 
+Programs run in no set order on a GPU, while the interpreter runs them one after the
+other: a store of a value into an element another program stored a different value into is
+a race between programs (the result depends on which stores last on a GPU, never here), and
+is recorded as one, with its first example.
+
 An atomic (``create_atomic_rmw`` / ``create_atomic_cas``) reads and writes global memory as
 a GPU's does: it is one load and one store of each lane's element, checked against the
 tensors the same way. A ``tl.dot`` of float32 blocks computes as an A100's tensor cores do:
@@ -40,6 +45,8 @@ class Watched:
     numel: int
     loads: np.ndarray = field(repr=False)
     stores: np.ndarray = field(repr=False)
+    data: np.ndarray | None = field(default=None, repr=False)  # the tensor's elements
+    writer: np.ndarray | None = field(default=None, repr=False)  # last program to store, or -1
 
 
 @dataclass
@@ -49,6 +56,7 @@ class Trace:
     tensors: dict = field(default_factory=dict)  # name -> Watched
     out_of_range: int = 0
     examples: list = field(default_factory=list)
+    races: list = field(default_factory=list)  # the first race between programs found
     # (program, tensor name) -> [first element stored, last element stored, stores]
     programs: dict = field(default_factory=dict)
 
@@ -66,6 +74,9 @@ class Trace:
             np.zeros(numel, np.int64),
             np.zeros(numel, np.int64),
         )
+        if tensor.is_contiguous() and tensor.storage_offset() == 0 and tensor.numel() == numel:
+            self.tensors[name].data = tensor.numpy().reshape(-1)  # shares the tensor's memory
+            self.tensors[name].writer = np.full(numel, -1, np.int64)
 
     def _find(self, addr: np.ndarray):
         """For each address: the watched tensor's index (or -1) and the element it is."""
@@ -118,6 +129,35 @@ class Trace:
                 seen[0], seen[1] = min(seen[0], lo), max(seen[1], hi)
                 seen[2] += int(mine.sum())
         return (active & ~bad).reshape(np.shape(ptrs))
+
+    def store_order(self, ptrs: np.ndarray, values: np.ndarray, mask: np.ndarray, program):
+        """Before a store: note a race where another program stored a different value into an
+        element this store writes, then mark this program as the elements' writer."""
+        addr = np.asarray(ptrs, np.int64).ravel()
+        active = np.broadcast_to(np.asarray(mask, bool), np.shape(ptrs)).ravel()
+        new = np.broadcast_to(np.asarray(values), np.shape(ptrs)).ravel()
+        owner, elem = self._find(addr)
+        me = int(np.ravel_multi_index(tuple(int(p) for p in program), (1 << 20,) * 3))
+        for k, w in enumerate(self.tensors.values()):
+            mine = active & (owner == k)
+            if w.writer is None or not mine.any():
+                continue
+            at, value = elem[mine], new[mine].astype(w.data.dtype)
+            before = w.writer[at]
+            old = w.data[at]
+            other = (
+                (before >= 0) & (before != me) & (old != value) & ~(np.isnan(old) & np.isnan(value))
+            )
+            if other.any() and not self.races:
+                j = int(np.argmax(other))
+                them = ", ".join(map(str, np.unravel_index(int(before[j]), (1 << 20,) * 3)))
+                pid = ", ".join(map(str, program))
+                self.races.append(
+                    f"a race between programs: program ({pid}) stores {w.name}[{int(at[j])}], "
+                    f"which program ({them}) stored a different value into; programs run in no "
+                    "set order on a GPU, so the result depends on which one stores last"
+                )
+            w.writer[at] = me
 
 
 def tf32(x: np.ndarray) -> np.ndarray:
@@ -224,6 +264,7 @@ def tracing(trace: Trace):
 
     def masked_store(self, ptrs, value, mask, *rest):
         keep = trace.access("store", ptrs.data, mask.data, self.grid_idx)
+        trace.store_order(ptrs.data, value.data, keep, self.grid_idx)
         return store(self, ptrs, value, it.TensorHandle(keep, tl.int1), *rest)
 
     rmw, cas = builder.create_atomic_rmw, builder.create_atomic_cas
