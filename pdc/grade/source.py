@@ -28,8 +28,8 @@ from typing import Any, cast
 import numpy as np
 
 from pdc import pyast
+from pdc.grade import flow, literals
 from pdc.grade import imports as jitkinds
-from pdc.grade import literals
 
 
 @dataclass
@@ -303,29 +303,72 @@ class _Notebook:
         self.opaque: dict[str, str] = {}
         # name -> a signature written as text, or a list of them: SIG = "void(float32[:])"
         self.texts: dict[str, Any] = {}
+        # name -> why a run may leave it unbound: "del saxpy", a block a run may skip
+        self.unbound: dict[str, str] = {}
+        self.runs: list[str] = []  # files the notebook runs with %run (not read)
         for src in cells:
             tree = parse_cell(src)
             if tree is None:
                 continue  # the cell would stop at its syntax error and define nothing
-            self._block(tree.body, src, constants)
+            self._block(flow.runnable(src, tree), src, constants)
 
-    def _block(self, body: list, src: str, constants: dict) -> None:
-        """Top-level statements in order; the bodies of ``with`` and ``try`` run with them
-        (``with warnings.catch_warnings():`` around a kernel), the branches of an ``if`` and
-        an ``except`` run only sometimes, and are not followed."""
+    def _block(self, body: list, src: str, constants: dict) -> bool:
+        """Top-level statements in order, until one that always raises (pdc.grade.flow); the
+        bodies of ``with`` and ``try`` run with them (``with warnings.catch_warnings():``
+        around a kernel), an ``if`` with a constant test runs its branch; other branches, an
+        ``except`` and loops run only sometimes, and are not followed. True: the cell stopped.
+        """
         for node in body:
-            if isinstance(node, ast.With):
-                self._block(node.body, src, constants)
+            if flow.always_raises(node):
+                return True
+            if isinstance(node, ast.With | ast.AsyncWith):
+                if self._block(node.body, src, constants):
+                    return True
             elif isinstance(node, ast.Try):
-                self._block([*node.body, *node.orelse, *node.finalbody], src, constants)
+                if not self._block(node.body, src, constants):  # a raise goes to a handler
+                    self._block(node.orelse, src, constants)
+                self._skipped(node.handlers, "except")
+                if self._block(node.finalbody, src, constants):
+                    return True
+            elif isinstance(node, ast.If):
+                taken = flow.truth(node.test, _number(self.consts, self.imports))
+                if taken is not None:
+                    if self._block(node.body if taken else node.orelse, src, constants):
+                        return True
+                skipped = [node] if taken is None else node.orelse if taken else node.body
+                self._skipped(skipped, f"if {ast.unparse(node.test)[:60]}:")
+            elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
+                self._skipped([node], ast.unparse(node).partition("\n")[0][:60])
             else:
                 self._statement(node, src, constants)
+        return False
+
+    def _skipped(self, body: list, header: str) -> None:
+        """Name the functions defined in a block a run may not take, for :func:`_not_defined`."""
+        for n in [x for stmt in body for x in ast.walk(stmt)]:
+            if isinstance(n, ast.FunctionDef) and n.name not in self.defs:
+                self.unbound.setdefault(
+                    n.name,
+                    f"defined only inside `{header}`, which the grader does not run: "
+                    "define it at the top level of a cell",
+                )
 
     def _forget(self, name: str) -> None:
+        self.unbound.pop(name, None)
         for table in (self.defs, self.aliases, self.consts, self.imports, self.opaque, self.texts):
             table.pop(name, None)
 
     def _statement(self, node, src: str, constants: dict) -> None:
+        if isinstance(node, ast.Delete):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    self._forget(t.id)
+                    why = f"deleted by `{ast.unparse(node)[:60]}`: define it again after that line"
+                    self.unbound[t.id] = why
+            return
+        if magic := _run_magic(node):
+            self.runs.append(magic)
+            return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for name, path in jitkinds.bindings(node).items():
                 self._forget(name)  # an import rebinds the name, as when the cell runs
@@ -494,7 +537,25 @@ def _not_defined(k: str, nb: _Notebook) -> str:
         return f"{k} is bound by `{nb.opaque[k]}`, not defined as a function: {fix}"
     if k in nb.consts:
         return f"{k} is bound to the number {nb.consts[k]!r}, not to a function: {fix}"
+    if k in nb.unbound:
+        return f"no function named {k!r} in the notebook: {k} is {nb.unbound[k]}"
+    if nb.runs:
+        return (
+            f"no function named {k!r} in the notebook (the grader does not read files run with "
+            f"%run: {', '.join(nb.runs[:3])}): {fix}"
+        )
     return f"no function named {k!r} in the notebook"
+
+
+def _run_magic(node) -> str | None:
+    """The file a ``%run FILE`` line runs (``get_ipython().run_line_magic('run', FILE)``)."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    args = [a.value for a in call.args if isinstance(a, ast.Constant)]
+    if call.func.attr == "run_line_magic" and len(args) == 2 and args[0] == "run":
+        return str(args[1])[:60]
+    return None
 
 
 def _definition_problems(fn: ast.FunctionDef, nb: _Notebook) -> list[str]:

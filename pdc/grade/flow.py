@@ -1,0 +1,105 @@
+"""Which top-level statements of a notebook cell a run executes, read from the syntax alone.
+
+IPython parses a cell whole (a syntax error: nothing in the cell runs), then compiles and runs
+its top-level statements one at a time. So a statement Python's parser accepts but its
+compiler refuses (``return`` outside a function, ``def f(x, x)``, ``nonlocal`` at the top
+level) stops the cell there, after the statements before it ran; so does a statement that
+always raises (``raise``, ``assert False``, ``sys.exit()``). An ``if`` whose test is a constant
+(``if True:``, ``if USE_GPU:`` with ``USE_GPU = True``, ``if __name__ == "__main__":``) runs one
+branch, known from its syntax; any other test is left to a run, which the grader never does.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from pdc import pyast
+
+_TOP_LEVEL_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)  # IPython's autoawait
+_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+
+
+def _compiles(tree: ast.Module) -> bool:
+    try:
+        with pyast.LOCK:
+            compile(tree, "<cell>", "exec", flags=_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole_cell_compiles(src: str) -> bool:
+    try:  # from the text, in C: one call for the usual cell
+        compile(src, "<cell>", "exec", flags=_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def runnable(src: str, tree: ast.Module) -> list[ast.stmt]:
+    """The top-level statements of a parsed cell up to the first one Python cannot compile.
+
+    Args:
+        src: The cell's Python source.
+        tree: Its syntax tree (``ast.parse`` accepted it).
+
+    Returns:
+        The statements IPython compiles and runs, in order (all of them for a usual cell).
+    """
+    if _whole_cell_compiles(src):
+        return list(tree.body)
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        if not _compiles(ast.Module(body=[node], type_ignores=[])):
+            break
+        body.append(node)
+    return body
+
+
+def always_raises(node: ast.stmt) -> bool:
+    """Whether a statement always ends the cell with an exception: ``raise``, an ``assert`` of
+    a false constant, or a call of ``sys.exit()``, ``exit()`` or ``quit()``."""
+    if isinstance(node, ast.Raise):
+        return True
+    if isinstance(node, ast.Assert):
+        test = node.test
+        return isinstance(test, ast.Constant) and not test.value
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return ast.unparse(node.value.func) in _EXITS
+    return False
+
+
+def truth(test: ast.expr, value: Callable[[ast.expr], Any]) -> bool | None:
+    """The truth of an ``if`` test known from its syntax, else None.
+
+    Args:
+        test: The test expression.
+        value: The constant value of an expression (a number), else None.
+
+    Returns:
+        True or False where the test is a constant, ``not`` / ``and`` / ``or`` of constants, or
+        a comparison of ``__name__`` (``"__main__"`` in a notebook) with a string; else None.
+    """
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = truth(test.operand, value)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        parts = [truth(v, value) for v in test.values]
+        want = isinstance(test.op, ast.Or)  # the value that decides
+        if want in parts:
+            return want
+        return None if None in parts else not want
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        sides = [test.left, test.comparators[0]]
+        names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+        texts = [s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+        if names and texts and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+            same = texts[0] == "__main__"
+            return same if isinstance(test.ops[0], ast.Eq) else not same
+        return None
+    v = value(test)
+    return None if v is None else bool(v)
