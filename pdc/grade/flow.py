@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -58,6 +59,23 @@ def runnable(src: str, tree: ast.Module) -> list[ast.stmt]:
             break
         body.append(node)
     return body
+
+
+def syntax_error(src: str) -> str | None:
+    """Python's complaint about a cell it cannot parse (``"invalid syntax (line 3)"``), else
+    None."""
+    try:
+        compile(src, "<cell>", "exec", flags=_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as e:
+        return f"{type(e).__name__}: {e.msg} (line {e.lineno} of the cell)"
+    except ValueError as e:  # a NUL byte
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def defined_names(src: str) -> list[str]:
+    """The names a cell's text defines with ``def``, found without parsing it."""
+    return re.findall(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", src, re.MULTILINE)
 
 
 def always_raises(node: ast.stmt) -> bool:

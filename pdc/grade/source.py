@@ -308,9 +308,18 @@ class _Notebook:
         self.runs: list[str] = []  # files the notebook runs with %run (not read)
         for src in cells:
             tree = parse_cell(src)
-            if tree is None:
-                continue  # the cell would stop at its syntax error and define nothing
+            if tree is None:  # the cell would stop at its syntax error and define nothing
+                self._unparsed(src)
+                continue
             self._block(flow.runnable(src, tree), src, constants)
+
+    def _unparsed(self, src: str) -> None:
+        """Name the functions a cell Python cannot parse would define, for _not_defined."""
+        for name in flow.defined_names(src):
+            if name not in self.defs and name not in self.aliases:
+                self.unbound[name] = (
+                    f"defined in a cell Python cannot run ({flow.syntax_error(src)}): fix that cell"
+                )
 
     def _block(self, body: list, src: str, constants: dict) -> bool:
         """Top-level statements in order, until one that always raises (pdc.grade.flow); the
