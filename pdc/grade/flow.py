@@ -96,11 +96,12 @@ def truth(test: ast.expr, value: Callable[[ast.expr], Any]) -> bool | None:
 
     Args:
         test: The test expression.
-        value: The constant value of an expression (a number), else None.
+        value: The constant value of an expression (a number or a string), else None.
 
     Returns:
         True or False where the test is a constant, ``not`` / ``and`` / ``or`` of constants, or
-        a comparison of ``__name__`` (``"__main__"`` in a notebook) with a string; else None.
+        one comparison of constants (numbers, or strings: ``__name__`` is ``"__main__"`` in a
+        notebook); else None.
     """
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = truth(test.operand, value)
@@ -111,13 +112,28 @@ def truth(test: ast.expr, value: Callable[[ast.expr], Any]) -> bool | None:
         if want in parts:
             return want
         return None if None in parts else not want
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        sides = [test.left, test.comparators[0]]
-        names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
-        texts = [s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)]
-        if names and texts and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
-            same = texts[0] == "__main__"
-            return same if isinstance(test.ops[0], ast.Eq) else not same
-        return None
+    if isinstance(test, ast.Compare):
+        if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARE:
+            return None
+        a, b = (_side(s, value) for s in (test.left, test.comparators[0]))
+        if a is None or b is None or isinstance(a, str) != isinstance(b, str):
+            return None
+        return bool(_COMPARE[type(test.ops[0])](a, b))
     v = value(test)
-    return None if v is None else bool(v)
+    return None if v is None or isinstance(v, str) else bool(v)
+
+
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+}
+
+
+def _side(node: ast.expr, value: Callable[[ast.expr], Any]) -> Any:
+    if isinstance(node, ast.Name) and node.id == "__name__":
+        return "__main__"  # a notebook's cells run as the main module
+    return value(node)
