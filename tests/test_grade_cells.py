@@ -110,9 +110,10 @@ def test_a_kernel_only_in_a_cell_with_a_syntax_error_names_the_error():
     assert _graded(_kernel(), cell.replace(RIGHT, WRONG)) == RIGHT  # the earlier one stays
 
 
-def test_a_kernel_in_a_file_run_with_run_magic_is_named():
-    problem = _graded(notebook.cell_code("%run kernels.py\n"))
-    assert "the grader does not read files run with %run: kernels.py" in problem
+@pytest.mark.parametrize("magic", ["%run kernels.py", "%load kernels.py"])
+def test_a_kernel_in_a_file_run_or_loaded_by_a_magic_is_named(magic):
+    problem = _graded(notebook.cell_code(magic + "\n"))
+    assert f"the grader does not read the files of {magic})" in problem
 
 
 def _notebook(tmp_path, data: bytes):

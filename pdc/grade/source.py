@@ -308,7 +308,7 @@ class _Notebook:
         self.texts: dict[str, Any] = {}
         # name -> why a run may leave it unbound: "del saxpy", a block a run may skip
         self.unbound: dict[str, str] = {}
-        self.runs: list[str] = []  # files the notebook runs with %run (not read)
+        self.runs: list[str] = []  # %run / %load lines: files the grader does not read
         for src in cells:
             tree = parse_cell(src)
             if tree is None:  # the cell would stop at its syntax error and define nothing
@@ -561,20 +561,21 @@ def _not_defined(k: str, nb: _Notebook) -> str:
         return f"no function named {k!r} in the notebook: {k} is {nb.unbound[k]}"
     if nb.runs:
         return (
-            f"no function named {k!r} in the notebook (the grader does not read files run with "
-            f"%run: {', '.join(nb.runs[:3])}): {fix}"
+            f"no function named {k!r} in the notebook (the grader does not read the files of "
+            f"{', '.join(nb.runs[:3])}): {fix}"
         )
     return f"no function named {k!r} in the notebook"
 
 
 def _run_magic(node) -> str | None:
-    """The file a ``%run FILE`` line runs (``get_ipython().run_line_magic('run', FILE)``)."""
+    """``%run FILE`` or ``%load FILE`` (``get_ipython().run_line_magic('run', FILE)``), else
+    None: a file whose code the notebook's saved cells do not hold."""
     call = node.value if isinstance(node, ast.Expr) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
         return None
     args = [a.value for a in call.args if isinstance(a, ast.Constant)]
-    if call.func.attr == "run_line_magic" and len(args) == 2 and args[0] == "run":
-        return str(args[1])[:60]
+    if call.func.attr == "run_line_magic" and len(args) == 2 and args[0] in ("run", "load"):
+        return f"%{args[0]} {args[1]}"[:60]
     return None
 
 
