@@ -137,3 +137,15 @@ def _side(node: ast.expr, value: Callable[[ast.expr], Any]) -> Any:
     if isinstance(node, ast.Name) and node.id == "__name__":
         return "__main__"  # a notebook's cells run as the main module
     return value(node)
+
+
+def magic_file(node: ast.stmt) -> str | None:
+    """``%run FILE`` or ``%load FILE`` (``get_ipython().run_line_magic('run', FILE)``), else
+    None: a file whose code the notebook's saved cells do not hold."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if call.func.attr == "run_line_magic" and len(args) == 2 and args[0] in ("run", "load"):
+        return f"%{args[0]} {args[1]}"[:60]
+    return None

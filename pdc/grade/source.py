@@ -386,7 +386,7 @@ class _Notebook:
                     why = f"deleted by `{ast.unparse(node)[:60]}`: define it again after that line"
                     self.unbound[t.id] = why
             return
-        if magic := _run_magic(node):
+        if magic := flow.magic_file(node):
             self.runs.append(magic)
             return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -565,18 +565,6 @@ def _not_defined(k: str, nb: _Notebook) -> str:
             f"{', '.join(nb.runs[:3])}): {fix}"
         )
     return f"no function named {k!r} in the notebook"
-
-
-def _run_magic(node) -> str | None:
-    """``%run FILE`` or ``%load FILE`` (``get_ipython().run_line_magic('run', FILE)``), else
-    None: a file whose code the notebook's saved cells do not hold."""
-    call = node.value if isinstance(node, ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-        return None
-    args = [a.value for a in call.args if isinstance(a, ast.Constant)]
-    if call.func.attr == "run_line_magic" and len(args) == 2 and args[0] in ("run", "load"):
-        return f"%{args[0]} {args[1]}"[:60]
-    return None
 
 
 def _definition_problems(fn: ast.FunctionDef, nb: _Notebook) -> list[str]:
