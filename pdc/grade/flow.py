@@ -7,6 +7,7 @@ level) stops the cell there, after the statements before it ran; so does a state
 always raises (``raise``, ``assert False``, ``sys.exit()``). An ``if`` whose test is a constant
 (``if True:``, ``if USE_GPU:`` with ``USE_GPU = True``, ``if __name__ == "__main__":``) runs one
 branch, known from its syntax; any other test is left to a run, which the grader never does.
+A ``%run FILE`` or ``%load FILE`` line brings code the saved cells do not hold.
 """
 
 from __future__ import annotations
