@@ -339,7 +339,7 @@ class _Notebook:
             elif isinstance(node, ast.Try):
                 if not self._block(node.body, src, constants):  # a raise goes to a handler
                     self._block(node.orelse, src, constants)
-                self._skipped(node.handlers, "except")
+                self._skipped(node.handlers, "`except`")
                 if self._block(node.finalbody, src, constants):
                     return True
             elif isinstance(node, ast.If):
@@ -347,10 +347,14 @@ class _Notebook:
                 if taken is not None:
                     if self._block(node.body if taken else node.orelse, src, constants):
                         return True
-                skipped = [node] if taken is None else node.orelse if taken else node.body
-                self._skipped(skipped, f"if {ast.unparse(node.test)[:60]}:")
+                header = f"`if {ast.unparse(node.test)[:60]}:`"
+                if taken is None:
+                    self._skipped([node], header)
+                else:
+                    where = f"the `else:` of {header}" if taken else header
+                    self._skipped(node.orelse if taken else node.body, where)
             elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
-                self._skipped([node], ast.unparse(node).partition("\n")[0][:60])
+                self._skipped([node], f"`{ast.unparse(node).partition(chr(10))[0][:60]}`")
             else:
                 self._statement(node, src, constants)
         return False
@@ -369,7 +373,7 @@ class _Notebook:
             if isinstance(n, ast.FunctionDef) and n.name not in self.defs:
                 self.unbound.setdefault(
                     n.name,
-                    f"defined only inside `{header}`, which the grader does not run: "
+                    f"defined only inside {header}, which the grader does not run: "
                     "define it at the top level of a cell",
                 )
 
