@@ -101,6 +101,9 @@ def test_del_unbinds_the_kernel_until_it_is_defined_again():
     problem = _graded(_kernel(), "del multiply\n")
     assert "deleted by `del multiply`" in problem
     assert _graded(_kernel(WRONG), "del multiply\n", _kernel()) == RIGHT
+    tpb = _kernel("out[i] = a[i] * TPB")  # the exercise's constant stays whatever the notebook does
+    ext = source.extract([HEAD, "TPB = 64\n", tpb, "del TPB\n"], ["multiply"], {"TPB": 256})
+    assert ext.constants["TPB"] == 256 and not ext.problems
 
 
 def test_a_kernel_only_in_a_cell_with_a_syntax_error_names_the_error():
