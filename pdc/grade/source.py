@@ -306,7 +306,7 @@ class _Notebook:
         self.opaque: dict[str, str] = {}
         # name -> a signature written as text, or a list of them: SIG = "void(float32[:])"
         self.texts: dict[str, Any] = {}
-        # name -> why a run may leave it unbound: "del saxpy", a block a run may skip
+        # name -> why a run may leave it unbound: "del k", a block a run may skip
         self.unbound: dict[str, str] = {}
         self.runs: list[str] = []  # %run / %load lines: files the grader does not read
         for src in cells:
