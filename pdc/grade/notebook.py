@@ -47,8 +47,8 @@ def read_notebook(path):
         raise NotebookError(f"{path.name}: cannot be read ({e.strerror or e})") from None
     if not data.strip():
         raise NotebookError(f"{path.name}: not a valid notebook (the file is empty)")
-    try:
-        text = data.decode("utf-8")
+    try:  # a byte-order mark (Windows editors write one) says UTF-8, and nothing else
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise NotebookError(f"{path.name}: not a valid notebook (not UTF-8 text: {e})") from None
     try:
@@ -56,7 +56,7 @@ def read_notebook(path):
     except json.JSONDecodeError as e:
         raise NotebookError(
             f"{path.name}: not a valid notebook (JSON error at line {e.lineno}, "
-            f"column {e.colno}: {e.msg}; was the file cut short?)"
+            f"column {e.colno}: {e.msg}; {_json_hint(text)})"
         ) from None
     if not isinstance(raw, dict) or not isinstance(raw.get("cells", []), list):
         raise NotebookError(
@@ -74,6 +74,16 @@ def read_notebook(path):
             f"{path.name}: not a valid notebook ({type(e).__name__}: {e})"
         ) from None
     return nb
+
+
+def _json_hint(text: str) -> str:
+    """What a notebook file that is no JSON most likely is."""
+    body = text.strip()
+    if not body.startswith("{"):
+        return "a notebook is JSON that starts with '{': was another file saved as .ipynb?"
+    if not body.endswith("}"):
+        return "the file does not end with '}': was it cut short?"
+    return "was the file edited by hand?"
 
 
 @lru_cache(maxsize=1)

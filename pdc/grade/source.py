@@ -28,8 +28,8 @@ from typing import Any, cast
 import numpy as np
 
 from pdc import pyast
+from pdc.grade import flow, literals
 from pdc.grade import imports as jitkinds
-from pdc.grade import literals
 
 
 @dataclass
@@ -169,6 +169,9 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     if isinstance(node, ast.Tuple) and len(node.elts) <= MAX_TUPLE:
         vals = [_evaluate(e, env, imports) for e in node.elts]
         return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        # The grader answers for a run on a GPU, where numba.cuda.is_available() is True.
+        return True if _path(node.func, imports) == "numba.cuda.is_available" else None
     if isinstance(node, ast.Call):
         arr = literals.array_literal(node, lambda n: _path(n, imports), _number(env, imports))
         if arr is not None:
@@ -303,29 +306,93 @@ class _Notebook:
         self.opaque: dict[str, str] = {}
         # name -> a signature written as text, or a list of them: SIG = "void(float32[:])"
         self.texts: dict[str, Any] = {}
+        # name -> why a run may leave it unbound: "del k", a block a run may skip
+        self.unbound: dict[str, str] = {}
+        self.runs: list[str] = []  # %run / %load lines: files the grader does not read
         for src in cells:
             tree = parse_cell(src)
-            if tree is None:
-                continue  # the cell would stop at its syntax error and define nothing
-            self._block(tree.body, src, constants)
+            if tree is None:  # the cell would stop at its syntax error and define nothing
+                self._unparsed(src)
+                continue
+            self._block(flow.runnable(src, tree), src, constants)
 
-    def _block(self, body: list, src: str, constants: dict) -> None:
-        """Top-level statements in order; the bodies of ``with`` and ``try`` run with them
-        (``with warnings.catch_warnings():`` around a kernel), the branches of an ``if`` and
-        an ``except`` run only sometimes, and are not followed."""
+    def _unparsed(self, src: str) -> None:
+        """Name the functions a cell Python cannot parse would define, for _not_defined."""
+        for name in flow.defined_names(src):
+            if name not in self.defs and name not in self.aliases:
+                self.unbound[name] = (
+                    f"defined in a cell Python cannot run ({flow.syntax_error(src)}): fix that cell"
+                )
+
+    def _block(self, body: list, src: str, constants: dict) -> bool:
+        """Top-level statements in order, until one that always raises (pdc.grade.flow); the
+        bodies of ``with`` and ``try`` run with them (``with warnings.catch_warnings():``
+        around a kernel), an ``if`` with a constant test runs its branch; other branches, an
+        ``except`` and loops run only sometimes, and are not followed. True: the cell stopped.
+        """
         for node in body:
-            if isinstance(node, ast.With):
-                self._block(node.body, src, constants)
+            if flow.always_raises(node):
+                return True
+            if isinstance(node, ast.With | ast.AsyncWith):
+                if self._block(node.body, src, constants):
+                    return True
             elif isinstance(node, ast.Try):
-                self._block([*node.body, *node.orelse, *node.finalbody], src, constants)
+                if not self._block(node.body, src, constants):  # a raise goes to a handler
+                    self._block(node.orelse, src, constants)
+                self._skipped(node.handlers, "`except`")
+                if self._block(node.finalbody, src, constants):
+                    return True
+            elif isinstance(node, ast.If):
+                taken = flow.truth(node.test, self._test_value)
+                if taken is not None:
+                    if self._block(node.body if taken else node.orelse, src, constants):
+                        return True
+                header = f"`if {ast.unparse(node.test)[:60]}:`"
+                if taken is None:
+                    self._skipped([node], header)
+                else:
+                    where = f"the `else:` of {header}" if taken else header
+                    self._skipped(node.orelse if taken else node.body, where)
+            elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
+                self._skipped([node], f"`{ast.unparse(node).partition(chr(10))[0][:60]}`")
             else:
                 self._statement(node, src, constants)
+        return False
+
+    def _test_value(self, node: ast.expr) -> Any:
+        """A number, or a string (``MODE = "gpu"``), an ``if`` test may compare."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name) and isinstance(self.texts.get(node.id), str):
+            return self.texts[node.id]
+        return _number(self.consts, self.imports)(node)
+
+    def _skipped(self, body: list, header: str) -> None:
+        """Name the functions defined in a block a run may not take, for :func:`_not_defined`."""
+        for n in [x for stmt in body for x in ast.walk(stmt)]:
+            if isinstance(n, ast.FunctionDef) and n.name not in self.defs:
+                self.unbound.setdefault(
+                    n.name,
+                    f"defined only inside {header}, which the grader does not run: "
+                    "define it at the top level of a cell",
+                )
 
     def _forget(self, name: str) -> None:
+        self.unbound.pop(name, None)
         for table in (self.defs, self.aliases, self.consts, self.imports, self.opaque, self.texts):
             table.pop(name, None)
 
     def _statement(self, node, src: str, constants: dict) -> None:
+        if isinstance(node, ast.Delete):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id not in constants:  # the exercise's wins
+                    self._forget(t.id)
+                    why = f"deleted by `{ast.unparse(node)[:60]}`: define it again after that line"
+                    self.unbound[t.id] = why
+            return
+        if magic := flow.magic_file(node):
+            self.runs.append(magic)
+            return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for name, path in jitkinds.bindings(node).items():
                 self._forget(name)  # an import rebinds the name, as when the cell runs
@@ -494,6 +561,13 @@ def _not_defined(k: str, nb: _Notebook) -> str:
         return f"{k} is bound by `{nb.opaque[k]}`, not defined as a function: {fix}"
     if k in nb.consts:
         return f"{k} is bound to the number {nb.consts[k]!r}, not to a function: {fix}"
+    if k in nb.unbound:
+        return f"no function named {k!r} in the notebook: {k} is {nb.unbound[k]}"
+    if nb.runs:
+        return (
+            f"no function named {k!r} in the notebook (the grader does not read the files of "
+            f"{', '.join(nb.runs[:3])}): {fix}"
+        )
     return f"no function named {k!r} in the notebook"
 
 
