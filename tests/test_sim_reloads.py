@@ -51,6 +51,26 @@ def everyone_reads_one(a, out):
     out[i] = a[0] + a[0]  # each thread reads a[0] once: 64 loads in all, one per thread
 
 
+@cuda.jit
+def clamped_taps(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        s = 0.0
+        for d in range(-2, 3):  # at the ends, clamped taps land on one element again
+            s += a[min(max(i + d, 0), a.size - 1)]
+        out[i] = s
+
+
+@cuda.jit
+def same_element_each_pass(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        s = 0.0
+        for _ in range(4):
+            s += a[0]  # counted each pass: the model does not hoist loads out of loops
+        out[i] = s
+
+
 def _loads(kernel, grid, block, args):
     rep = sim.launch(kernel, grid, block, args)
     assert not rep.findings, rep.findings
@@ -93,3 +113,19 @@ def test_threads_reading_one_element_each_count_their_own_load():
     out = np.zeros(64, np.float32)
     rep = _loads(everyone_reads_one, 2, 32, [a, out])
     assert rep.loads["a"].tolist() == [1] * 64
+
+
+def test_addresses_that_only_coincide_at_run_time_are_loaded_again():
+    # The compiler cannot tell that a clamped tap hits the element the last one read.
+    a = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    rep = _loads(clamped_taps, 1, 8, [a, out])
+    assert rep.loads["a"].tolist() == [5] * 8
+
+
+def test_a_new_pass_of_a_loop_loads_again():
+    a = np.ones(1, np.float32)
+    out = np.zeros(8, np.float32)
+    rep = _loads(same_element_each_pass, 1, 8, [a, out])
+    np.testing.assert_array_equal(out, 4.0)
+    assert rep.loads["a"].tolist() == [4] * 8

@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from pdc.sim import arith, calls, iters, machine, memops, views
+from pdc.sim import arith, calls, iters, machine, memops, reloads, views
 from pdc.sim.frontend import Unsupported, dtype_of, is_scalar
 
 
@@ -209,10 +209,12 @@ def _getitem(bld, e, t, site, line):
 
         return view
 
+    same = reloads.expression(bld, e)
+
     def ld(fr):
         arr, _ = get_a(fr)
         index, iu = get_i(fr)
-        return memops.load(fr, arr, index, iu, site, line)
+        return memops.load(fr, arr, index, iu, site, line, same)
 
     return ld
 

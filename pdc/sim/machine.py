@@ -130,6 +130,9 @@ class Launch:
         self.publish: Any = None  # pdc.sim.races.Publish: fences, and atomics after them
         self.retry: Any = None  # pdc.sim.retries: the last failed CAS of each thread
         self.reloads: Any = None  # pdc.sim.reloads: each thread's last global loads
+        # Per thread: loop passes begun and calls entered (pdc.sim.reloads: a load is dropped
+        # only within one pass of straight-line code, where a name holds one value).
+        self.passes = np.zeros(n, np.int64)
         self.undef_origin = ""
         self._bases: dict = {}
         self.imemo: dict = {}  # id of an index vector -> [it, min, max, {stride: offsets}]
@@ -252,6 +255,7 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
     """
     fr = Frame(S, prog, args, args_und)
     n = S.N
+    S.passes[mask] += 1
     blocks = prog.blocks
     live = mask.copy()
     live_lanes = np.flatnonzero(live)
@@ -295,6 +299,10 @@ def run_function(S: Launch, prog, args, args_und, mask, kernel: bool = False):
             vals = nxt[lanes]
             if vals.size and (vals == vals[0]).all():
                 nxt = int(vals[0])
+        if isinstance(nxt, np.ndarray):
+            S.passes[lanes[nxt[lanes] <= r]] += 1
+        elif nxt <= r:
+            S.passes[lanes] += 1  # a loop's back edge: its next pass begins
         if not isinstance(nxt, np.ndarray) and nxt <= r and watch.spinning(fr, nxt):
             # An iteration that changed nothing: only another thread can end this loop.
             if watch.plain:

@@ -126,8 +126,12 @@ def _access_record(arr: SimArray, S, f, lanes, kind: str) -> None:
         np.add.at(acc["writes"], g, 1)
 
 
-def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
-    """``arr[index]`` for the active threads: (values over all threads, undefined mask)."""
+def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int, same=None):
+    """``arr[index]`` for the active threads: (values over all threads, undefined mask).
+
+    ``same``: the load's address as the compiler sees it (``pdc.sim.reloads.expression``), or
+    None: every execution of this load is counted as traffic.
+    """
     if isinstance(arr, View):
         arr, index, index_und = arr.resolve(index, index_und)
     S = fr.S
@@ -187,7 +191,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int):
                 )
             und_l = racy if und_l is None else und_l | racy
     if arr.kind == GLOBAL:
-        arr.loads.add(reloads.counted(S, arr, lanes, fo, good))
+        arr.loads.add(lanes if same is None else reloads.counted(S, same, lanes, fo, good))
         S.an.sectors(arr, "load", lanes, f, ok, line, pkey)
     elif arr.kind == SHARED:
         S.sl.add(lanes)

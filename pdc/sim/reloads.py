@@ -1,23 +1,38 @@
-"""A thread's second load of an element it just loaded is no memory traffic (the compiler's).
+"""A thread's second load of an address the compiler sees is the same is no memory traffic.
 
 numba-cuda hands LLVM plain loads; LLVM keeps a loaded value in a register and drops a later
-load of the same address when nothing between the two may have changed memory: no store,
-no atomic, no fence or barrier (each a call LLVM cannot see through). So a kernel written
-``if x[r, c] > m: m = x[r, c]`` reads ``x[r, c]`` from memory once, as does
-``d = a[i] * a[i]``, and a loop that reads one element on every pass without storing has
-that load hoisted out of it. Counting each written load as traffic would fail a correct
-kernel on a loads-per-element criterion for its style.
+load of the same address when it can tell the address is the same and nothing between the
+two may have changed memory: no store, no atomic, no fence or barrier (each a call LLVM
+cannot see through). So a kernel written ``if x[r, c] > m: m = x[r, c]`` reads ``x[r, c]``
+from memory once, as does ``d = a[i] * a[i]``. Counting each written load as traffic would
+fail a correct kernel on a loads-per-element criterion for its style.
 
-The model, per thread: the last ``DEPTH`` global loads it made (which array, which element,
-and the launch's memory epoch then: stores, atomics, fences and barriers so far, by any thread;
-a compiler sees only the thread's own, so this keeps more loads than it drops). A load that
-matches one of them in the same epoch is not counted in the thread's loads. Everything else a
-load is (bounds, definedness, races, the sectors of its request) is checked as before.
+What the compiler can tell, modelled from numba's typed IR, which is in SSA form (a name is
+assigned once per pass through straight-line code):
+
+* two loads read the same address when they index the same array variable with the same
+  index variables (``x[r, c]`` twice: ``build_tuple(r, c)`` both times), within one pass of
+  one call (``Launch.passes``: a loop's back edge or a call begins a new one, where the same
+  names may hold new values);
+* nothing changed memory between them: the launch's memory epoch (stores, atomics, fences
+  and barriers so far, by any thread; a compiler sees only the thread's own, so this keeps
+  more loads than it drops) is the same.
+
+Loads the compiler could also merge but this model keeps (the same index computed twice into
+two temporaries, a loop-invariant load hoisted out of its loop) still count: the model errs
+toward the traffic the kernel's text asks for. A dropped load is still checked for bounds,
+definedness and races, and its request's sectors still count: only the thread's load count
+(``report.loads``) leaves it out.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+#: Loads a thread remembers: a pass that reads a few values and reads one again.
+DEPTH = 4
 
 
 def epoch(S) -> int:
@@ -25,29 +40,49 @@ def epoch(S) -> int:
     return S.stores + S.fences + S.atomic_instructions
 
 
-#: Loads a thread remembers: a loop's pass that reads a few values and reads one again.
-DEPTH = 4
+def expression(bld, e) -> Any:
+    """The address of the load ``e`` (a getitem of an array) as the compiler sees it: the
+    array's variable and its index variables (or its constant index), with the function they
+    live in; None where there is no index to tell."""
+    ir = bld.ir
+    if e.op == "static_getitem" and isinstance(e.index, int | tuple):
+        return (id(bld.prog), e.value.name, ("constant", repr(e.index)))  # a[0], a[1, 2]
+    index = e.index_var if e.op == "static_getitem" else e.index
+    if index is None:
+        return None
+    tuples = getattr(bld, "_index_tuples", None)
+    if tuples is None:  # name -> the variables of the tuple it is built from, once per function
+        tuples = bld._index_tuples = {
+            st.target.name: tuple(v.name for v in st.value.items)
+            for blk in bld.tir.blocks.values()
+            for st in blk.body
+            if isinstance(st, ir.Assign)
+            and isinstance(st.value, ir.Expr)
+            and st.value.op == "build_tuple"
+        }
+    return (id(bld.prog), e.value.name, tuples.get(index.name, (index.name,)))
 
 
 class History:
-    """Per thread, its last ``DEPTH`` global loads: array number, flat offset, epoch."""
+    """Per thread, its last ``DEPTH`` global loads: address key, element, epoch, pass."""
 
-    __slots__ = ("arr", "elem", "when", "next", "numbers")
+    __slots__ = ("key", "elem", "when", "stamp", "next", "numbers")
 
     def __init__(self, n: int):
-        self.arr = np.full((n, DEPTH), -1, np.int64)
+        self.key = np.full((n, DEPTH), -1, np.int64)
         self.elem = np.full((n, DEPTH), -1, np.int64)
         self.when = np.full((n, DEPTH), -1, np.int64)
+        self.stamp = np.full((n, DEPTH), -1, np.int64)
         self.next = np.zeros(n, np.int64)  # the slot each thread's next load takes
-        self.numbers: dict[int, int] = {}  # id(array) -> its number
+        self.numbers: dict[Any, int] = {}  # address key -> its number
 
 
-def counted(S, arr, lanes: np.ndarray, fo: np.ndarray, good: np.ndarray | None) -> np.ndarray:
-    """The lanes whose load of ``arr`` is memory traffic.
+def counted(S, same, lanes: np.ndarray, fo: np.ndarray, good: np.ndarray | None) -> np.ndarray:
+    """The lanes whose load is memory traffic.
 
     Args:
         S: The launch (its ``reloads`` history is made here on first use).
-        arr: A global array.
+        same: The load's address key (:func:`expression`).
         lanes: Every lane of the load instruction.
         fo: The flat offsets of the lanes that load inside the array.
         good: Their positions in ``lanes`` (None: every lane loads inside the array).
@@ -55,14 +90,16 @@ def counted(S, arr, lanes: np.ndarray, fo: np.ndarray, good: np.ndarray | None) 
     if S.reloads is None:
         S.reloads = History(S.N)
     H = S.reloads
-    number = H.numbers.setdefault(id(arr), len(H.numbers))
+    number = H.numbers.setdefault(same, len(H.numbers))
     inside = lanes if good is None else lanes[good]
-    now = epoch(S)
-    seen = (H.arr[inside] == number) & (H.elem[inside] == fo[:, None]) & (H.when[inside] == now)
+    now, stamp = epoch(S), S.passes[inside]
+    seen = (H.key[inside] == number) & (H.elem[inside] == fo[:, None])
+    seen &= (H.when[inside] == now) & (H.stamp[inside] == stamp[:, None])
     again = seen.any(axis=1)
     new = inside[~again]
     slot = H.next[new]
-    H.arr[new, slot], H.elem[new, slot], H.when[new, slot] = number, fo[~again], now
+    H.key[new, slot], H.elem[new, slot], H.when[new, slot] = number, fo[~again], now
+    H.stamp[new, slot] = stamp[~again]
     H.next[new] = (slot + 1) % DEPTH
     if not again.any():
         return lanes
