@@ -30,7 +30,7 @@ def parse_expr(source: str) -> ast.expr:
         return ast.parse(source, mode="eval").body
 
 
-def compile_tree(tree: ast.mod, filename: str, mode: str = "exec") -> CodeType:
-    """``compile(tree, filename, mode)`` of an ``ast`` tree, under the same lock."""
+def compile_tree(tree: ast.mod, filename: str, mode: str = "exec", flags: int = 0) -> CodeType:
+    """``compile(tree, filename, mode, flags)`` of an ``ast`` tree, under the same lock."""
     with LOCK:
-        return compile(tree, filename, mode)  # type: ignore[call-overload]
+        return compile(tree, filename, mode, flags=flags)  # type: ignore[call-overload]

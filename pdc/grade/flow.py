@@ -26,8 +26,7 @@ _EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 
 def _compiles(tree: ast.Module) -> bool:
     try:
-        with pyast.LOCK:
-            compile(tree, "<cell>", "exec", flags=_TOP_LEVEL_AWAIT, dont_inherit=True)
+        pyast.compile_tree(tree, "<cell>", flags=_TOP_LEVEL_AWAIT)
     except (SyntaxError, ValueError):
         return False
     return True
