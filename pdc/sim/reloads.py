@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 
-#: Loads a thread remembers: a pass that reads a few values and reads one again.
-DEPTH = 4
+#: Bytes of marks a launch may keep (8 per thread per load site); past it, a site's loads all
+#: count (the text's traffic), so a huge launch with many load sites costs no more memory.
+BUDGET = 64 << 20
 
 
 def epoch(S) -> int:
@@ -64,17 +65,13 @@ def expression(bld, e) -> Any:
 
 
 class History:
-    """Per thread, its last ``DEPTH`` global loads: address key, element, epoch, pass."""
+    """Per load site (address key) and thread: when it last loaded, ``pass << 32 | epoch``."""
 
-    __slots__ = ("key", "elem", "when", "stamp", "next", "numbers")
+    __slots__ = ("marks", "kept")
 
-    def __init__(self, n: int):
-        self.key = np.full((n, DEPTH), -1, np.int64)
-        self.elem = np.full((n, DEPTH), -1, np.int64)
-        self.when = np.full((n, DEPTH), -1, np.int64)
-        self.stamp = np.full((n, DEPTH), -1, np.int64)
-        self.next = np.zeros(n, np.int64)  # the slot each thread's next load takes
-        self.numbers: dict[Any, int] = {}  # address key -> its number
+    def __init__(self):
+        self.marks: dict[Any, np.ndarray] = {}
+        self.kept = 0  # bytes
 
 
 def counted(S, same, lanes: np.ndarray, fo: np.ndarray, good: np.ndarray | None) -> np.ndarray:
@@ -84,23 +81,29 @@ def counted(S, same, lanes: np.ndarray, fo: np.ndarray, good: np.ndarray | None)
         S: The launch (its ``reloads`` history is made here on first use).
         same: The load's address key (:func:`expression`).
         lanes: Every lane of the load instruction.
-        fo: The flat offsets of the lanes that load inside the array.
-        good: Their positions in ``lanes`` (None: every lane loads inside the array).
+        fo: The flat offsets of the lanes that load inside the array (one per lane of
+            ``good``; the key and the pass already fix the address).
+        good: Positions in ``lanes`` of those that load inside the array (None: all).
     """
     if S.reloads is None:
-        S.reloads = History(S.N)
+        S.reloads = History()
     H = S.reloads
-    number = H.numbers.setdefault(same, len(H.numbers))
-    inside = lanes if good is None else lanes[good]
-    now, stamp = epoch(S), S.passes[inside]
-    seen = (H.key[inside] == number) & (H.elem[inside] == fo[:, None])
-    seen &= (H.when[inside] == now) & (H.stamp[inside] == stamp[:, None])
-    again = seen.any(axis=1)
-    new = inside[~again]
-    slot = H.next[new]
-    H.key[new, slot], H.elem[new, slot], H.when[new, slot] = number, fo[~again], now
-    H.stamp[new, slot] = stamp[~again]
-    H.next[new] = (slot + 1) % DEPTH
+    marks = H.marks.get(same)
+    if marks is None:
+        if H.kept + 8 * S.N > BUDGET:
+            return lanes
+        marks = H.marks[same] = np.full(S.N, -1, np.int64)
+        H.kept += 8 * S.N
+    now = epoch(S)
+    if good is None and lanes.size == S.N:  # every thread: no gathers
+        stamp = (S.passes << 32) | now
+        again = marks == stamp
+        marks[:] = stamp
+    else:
+        inside = lanes if good is None else lanes[good]
+        stamp = (S.passes[inside] << 32) | now
+        again = marks[inside] == stamp
+        marks[inside] = stamp
     if not again.any():
         return lanes
     keep = np.ones(lanes.size, dtype=bool)

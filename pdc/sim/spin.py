@@ -36,13 +36,14 @@ FIRST_CHECK = 8
 class SpinWatch:
     """Consecutive iterations of one loop by one set of threads, and their last state."""
 
-    __slots__ = ("head", "lanes", "count", "snap", "hot", "marks", "plain")
+    __slots__ = ("head", "lanes", "count", "snap", "its", "hot", "marks", "plain")
 
     def __init__(self):
         self.head = -1
         self.lanes = None
         self.count = 0
         self.snap = None
+        self.its = None  # the iterators' positions at the pass before a check
         self.hot = False
         self.marks = (-1, -1, -1, -1)
         self.plain = False  # the last spinning iteration made plain loads, nothing else
@@ -63,17 +64,36 @@ class SpinWatch:
         self.plain = not atomic and marks[3] == prev[3]
         if head != self.head or self.lanes is None or not np.array_equal(lanes, self.lanes):
             self.head, self.lanes, self.count, self.snap, self.hot = head, lanes, 0, None, False
+            self.its = None
         self.count += 1
         n = self.count
         due = self.hot or (n >= FIRST_CHECK and n & (n - 1) == 0)  # 8, 16, 32, ...
         if not due and not (n + 1 >= FIRST_CHECK and (n + 1) & n == 0):
-            self.snap = None
+            self.snap = self.its = None
+            return False
+        # A for loop's iterator moves on every pass: compared first, it spares copying every
+        # variable of a loop that only reads memory (a tiled kernel's inner product).
+        its = _iterators(fr, lanes)
+        if not due:  # the pass before a check: keep what it compares
+            self.its, self.snap = its, (None if its else _state(fr, lanes))
+            return False
+        if self.its is not None and not _equal(its, self.its):
+            self.snap, self.its, self.hot = None, its, False
             return False
         snap = _state(fr, lanes)
-        same = due and self.snap is not None and _equal(snap, self.snap)
-        self.snap = snap
-        self.hot = same
+        same = self.snap is not None and _equal(snap, self.snap)
+        self.hot = same or self.snap is None  # no copy yet to compare: compare the next pass
+        self.snap, self.its = snap, its
         return same
+
+
+def _iterators(fr, lanes) -> dict:
+    """The positions of the iterators among the threads' variables (pdc.sim.iters)."""
+    return {
+        k: _value(v, lanes, fr.S.N)
+        for k, v in fr.env.items()
+        if isinstance(getattr(type(v), "state", None), tuple)
+    }
 
 
 def _state(fr, lanes) -> dict:
