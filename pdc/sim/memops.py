@@ -191,7 +191,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int, same=
                 )
             und_l = racy if und_l is None else und_l | racy
     if arr.kind == GLOBAL:
-        arr.loads.add(lanes if same is None else reloads.counted(S, same, lanes, fo, good))
+        arr.loads.add(lanes if same is None else reloads.counted(S, same, lanes, good))
         S.an.sectors(arr, "load", lanes, f, ok, line, pkey)
     elif arr.kind == SHARED:
         S.sl.add(lanes)

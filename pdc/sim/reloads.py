@@ -74,16 +74,15 @@ class History:
         self.kept = 0  # bytes
 
 
-def counted(S, same, lanes: np.ndarray, fo: np.ndarray, good: np.ndarray | None) -> np.ndarray:
+def counted(S, same, lanes: np.ndarray, good: np.ndarray | None) -> np.ndarray:
     """The lanes whose load is memory traffic.
 
     Args:
         S: The launch (its ``reloads`` history is made here on first use).
         same: The load's address key (:func:`expression`).
         lanes: Every lane of the load instruction.
-        fo: The flat offsets of the lanes that load inside the array (one per lane of
-            ``good``; the key and the pass already fix the address).
-        good: Positions in ``lanes`` of those that load inside the array (None: all).
+        good: Positions in ``lanes`` of those that load inside the array (None: all); the
+            key and the pass fix the address, so no offsets are needed.
     """
     if S.reloads is None:
         S.reloads = History()
