@@ -184,19 +184,14 @@ def test_two_ring_kernels_and_an_ordinary_kernel_run_at_the_same_time(cuda_engin
 
 
 @pytest.mark.gpu
-def test_a_ring_launched_next_to_a_resident_one_runs_or_says_why(cuda_engine):
-    from pdc.ring.protocol import RingTimeoutError
-
+def test_a_ring_launched_next_to_a_resident_one_runs(cuda_engine):
+    # Loading the second kernel's code waits for the resident one (measured on an H100):
+    # pdc parks the first ring around the load (pdc.ring.engines.parking). Its code may
+    # already be loaded by an earlier test of this process, so no park is asserted here.
     with RingKernelRuntime(backend="cuda") as rt:
         a = rt.launch(ring_kernel("a", request=REQ, reply=REP, queue_size=8)(scale))
-        try:
-            b = rt.launch(ring_kernel("b", request=REQ, reply=REP, queue_size=8)(roots))
-        except RingTimeoutError as exc:  # loading next to a resident kernel waited for it
-            text = str(exc)
-            assert "got it still" in text and "resident (a)" in text, text
-            print(f"a second ring next to a resident one was not built in time: {text}")
-        else:
-            assert b.call(x=9.0, k=1, timeout=30).y == 3.0
+        b = rt.launch(ring_kernel("b", request=REQ, reply=REP, queue_size=8)(roots))
+        assert b.call(x=9.0, k=1, timeout=30).y == 3.0
         assert a.call(x=5.0, k=1, timeout=30).y == 10.0
 
 

@@ -41,6 +41,7 @@ OPTIONAL = ("cupy", "torch", "mlx", "matplotlib", "ipywidgets", "tqdm", "yaml", 
 GPU_TESTS = (
     "tests/test_ring_cuda.py",
     "tests/test_ring_gpu_ready.py",
+    "tests/test_ring_parking.py",
     "tests/test_buffer.py",
     "tests/test_kernel.py",
     "tests/test_backends.py",

@@ -178,6 +178,11 @@ KERNELS: dict[str, dict[str, Any]] = {
         "tagged": ring("PACKED", "REP"),
     },
     "tests/test_ring_faults.py": {"risky": ring()},
+    "tests/test_ring_parking.py": {
+        "scale": ring(),
+        "roots": ring(),
+        "add_one": ("float64[:]",),
+    },
     "tests/test_ring_handlers.py": {
         "anything": skip("a pure-Python handler: CPU only"),
         "good": ring(),

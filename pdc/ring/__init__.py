@@ -20,6 +20,7 @@ The package in layers, lowest first (a module imports its own layer and those be
 """
 
 from pdc.ring.engines.base import EngineOptions
+from pdc.ring.engines.parking import parked
 from pdc.ring.handlers import HandlerError, HandlerSpec, select
 from pdc.ring.handlers.guards import FAULT
 from pdc.ring.protocol import (
@@ -57,6 +58,7 @@ __all__ = [
     "Telemetry",
     "TerminateReport",
     "ring_kernel",
+    "parked",
     "HandlerSpec",
     "KernelState",
     "RingError",

@@ -111,8 +111,9 @@ def _resident_hint(backend: str) -> str:
         return ""
     return (
         f". {len(ids)} cuda ring kernel(s) are resident ({', '.join(ids)}): on a GPU, "
-        "loading new code into the context can wait for the kernels running in it, so "
-        "launch this kernel before them, or terminate them first"
+        "loading new code into the context waits for the kernels running in it; pdc parks "
+        "its ring kernels around numba's loads (pdc.ring.parked), which cannot help while a "
+        "handler never returns, so launch this kernel before them, or terminate them first"
     )
 
 

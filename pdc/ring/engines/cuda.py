@@ -36,11 +36,19 @@ from typing import Any
 
 import numpy as np
 
-from pdc.ring.engines.base import Engine, EngineOptions, Waker, build_stage, join_worker
-from pdc.ring.handlers import MATH_FUNCTIONS, HandlerSpec
-from pdc.ring.protocol import S_TERMINATED, STATE, Rings
+from pdc.ring.engines.base import Engine, EngineOptions, Waker, build_stage
+from pdc.ring.engines.cuda_host import (
+    MIN_CC,
+    SimMath,
+    check_device,
+    event_done,
+    nonblocking_stream,
+    sim_thread,
+)
+from pdc.ring.handlers import HandlerSpec
+from pdc.ring.protocol import PARK, S_TERMINATED, STATE, Rings, RingTimeoutError
 
-__all__ = ["CudaEngine", "SimMath", "cuda_module"]
+__all__ = ["MIN_CC", "CudaEngine", "SimMath", "check_device", "cuda_module", "event_done"]
 
 GRID, BLOCK = 1, 1
 _KERNELS: dict[tuple, tuple[Any, int]] = {}  # real GPU: (kernel, idle passes) per handler
@@ -55,80 +63,6 @@ def cuda_module() -> tuple[Any, bool]:
     # The simulator's jit lives in numba.cuda.simulator (numba.cuda itself may have a
     # ``simulator`` attribute in real-GPU mode too, once that subpackage was imported).
     return cuda, "simulator" in getattr(cuda.jit, "__module__", "")
-
-
-class SimMath:
-    """``math`` for handlers on the simulator, with GPU semantics for domain errors.
-
-    On the device ``math.sqrt(-1.0)`` is NaN and ``math.log(0.0)`` is -inf; Python's
-    ``math`` raises instead, which would end the simulated kernel. NumPy's ufuncs give the
-    device's answers.
-    """
-
-    _NUMPY = {
-        "fabs": "fabs",
-        "pow": "power",
-        "asin": "arcsin",
-        "acos": "arccos",
-        "atan": "arctan",
-        "atan2": "arctan2",
-    }
-
-    def __init__(self) -> None:
-        for name in MATH_FUNCTIONS:
-            fn = getattr(np, self._NUMPY.get(name, name), None)
-            if fn is None:  # erf: no NumPy ufunc; Python's never raises
-                fn = getattr(math, name)
-            setattr(self, name, self._quiet(fn))
-
-    @staticmethod
-    def _quiet(fn: Callable) -> Callable:
-        def call(*args):
-            with np.errstate(all="ignore"):
-                return fn(*args)
-
-        return call
-
-
-# The ring kernel polls with ld.acquire.sys and naps with nanosleep: both need sm_70.
-MIN_CC = (7, 0)
-
-
-def check_device(dev: Any, loading: tuple[str, str]) -> None:
-    """Refuse a GPU or a CUDA setup on which a resident ring kernel cannot work.
-
-    Args:
-        dev: numba's current ``Device``.
-        loading: ``(mode, who chose it)`` from ``pdc.backends._probe.module_loading()``.
-
-    Raises:
-        RuntimeError: below compute capability 7.0; under lazy module loading (the first
-            use of any other kernel would wait for the ring forever); on a GPU with a
-            display watchdog (it kills a kernel after a few seconds).
-    """
-    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    cc = tuple(dev.compute_capability)
-    if cc < MIN_CC:
-        raise RuntimeError(
-            f"[ring cuda] expected a GPU of compute capability {MIN_CC[0]}.{MIN_CC[1]} or newer "
-            f"(the ring kernel polls with ld.acquire.sys and naps with nanosleep), "
-            f"got {name} with {cc[0]}.{cc[1]}; use backend='cpu' for rings on this machine"
-        )
-    mode, by = loading
-    if mode != "EAGER":
-        raise RuntimeError(
-            f"[ring cuda] expected CUDA_MODULE_LOADING=EAGER, got {mode or 'unknown'} "
-            f"(chosen by {by or 'nobody: pdc has not started CUDA'}): under lazy loading the "
-            "first use of any other kernel waits for the resident ring forever. Set "
-            "CUDA_MODULE_LOADING=EAGER before anything starts CUDA (before importing torch or "
-            "CuPy), or call pdc.has_gpu() first"
-        )
-    if int(getattr(dev, "KERNEL_EXEC_TIMEOUT", 0)):
-        raise RuntimeError(
-            f"[ring cuda] {name} runs a display with a kernel watchdog, which ends a "
-            "persistent kernel after a few seconds; use a GPU without a display, or "
-            "backend='cpu'"
-        )
 
 
 class CudaEngine(Engine):
@@ -173,6 +107,8 @@ class CudaEngine(Engine):
         self._done: Any = None
         self._defer: Any = None  # numba's defer_cleanup() while the kernel is resident
         self._finished = False
+        self._park_lock = threading.RLock()
+        self._parked = False
         self.trace = self.allocator(options)((ck.TRACE_WORDS,), np.int64)
         self.trace[...] = 0
         build_stage("building its loop around the handler")
@@ -286,22 +222,87 @@ class CudaEngine(Engine):
         return f"persistent CUDA kernel on {name}, grid={GRID} block={BLOCK}"
 
     def _start(self) -> None:
+        if not self._sim:
+            # numba frees device memory lazily, and a pending free can synchronize the
+            # context: with a resident ring kernel that wait would never end. Frees are
+            # deferred until the kernel has left (``_join``).
+            self._defer = self._cuda.defer_cleanup()
+            self._defer.__enter__()
+            self._stream = nonblocking_stream(self._cuda)
+        from pdc.ring.engines import parking
+
+        if not self._sim:
+            parking.install_load_hook()
+
+        if parking.started(self):  # launched now, or at the end of a parked section
+            self._run_kernel()
+
+    def _run_kernel(self) -> None:
+        """Launch the kernel: once, and again after each park (same rings, same stream)."""
         if self._sim:
-            self._thread = _sim_thread(self._kernel.py_func, self._args, self._sim_done)
-            self._thread.name = f"pdc-ring-cuda-{self.handler.name}"
-            self._thread.start()
+            thread = sim_thread(self._kernel.py_func, self._args, self._sim_done)
+            thread.name = f"pdc-ring-cuda-{self.handler.name}"
+            thread.start()
+            self._thread = thread  # started: another thread may join it at once
             return
-        # numba frees device memory lazily, and a pending free can synchronize the context:
-        # with a resident ring kernel that wait would never end. Frees are deferred until
-        # the kernel has left (``_join``).
-        self._defer = self._cuda.defer_cleanup()
-        self._defer.__enter__()
-        self._stream = _nonblocking_stream(self._cuda)
         self._kernel[GRID, BLOCK, self._stream](*self._args)
-        self._done = self._cuda.event(timing=False)
-        self._done.record(self._stream)
+        done = self._cuda.event(timing=False)
+        done.record(self._stream)
+        self._done = done
+
+    # -- parking (pdc.ring.engines.parking) ---------------------------------------------
+    def _left(self) -> bool:
+        """True once the kernel launched last has returned (or nothing was launched)."""
+        if self._sim:
+            return self._thread is None or not self._thread.is_alive()
+        return self._done is None or event_done(self._done)
+
+    def park(self, timeout: float) -> bool:
+        """Ask the kernel to leave, rings untouched, and wait until it has.
+
+        The loop stores every word it owns before it reads the control words, so a
+        launch after ``unpark`` goes on where this one stopped (``T_ENTRIES`` and
+        ``T_PARKS`` count the launches and parks). Returns True when the kernel left,
+        False when it was not running (not launched, parked, or finished).
+
+        Raises:
+            RingTimeoutError: when the kernel did not leave within ``timeout`` s (a
+                handler that never returns); it is then left running.
+        """
+        with self._park_lock:
+            if self._parked or self._finished or self._left():
+                return False
+            ctrl = self.rings.ctrl
+            ctrl[PARK] = 1
+            self.wake()
+            deadline = time.monotonic() + timeout
+            while not self._left():
+                if time.monotonic() >= deadline:
+                    ctrl[PARK] = 0
+                    time.sleep(0.2)  # one that read PARK just before leaves at once
+                    if self._left():
+                        break
+                    raise RingTimeoutError(
+                        f"[park {self.handler.name}] expected the ring kernel to leave within "
+                        f"{timeout} s so that new code can be loaded, got it still running (a "
+                        "handler that does not return?); it keeps running"
+                    )
+                time.sleep(1e-4)
+            self._parked = True
+            return True
+
+    def unpark(self) -> None:
+        """Launch a parked kernel again (it reads the rings where it left them)."""
+        with self._park_lock:
+            if not self._parked:
+                return
+            self.rings.ctrl[PARK] = 0
+            self._parked = False
+            self._run_kernel()
 
     def _sim_done(self, exc: BaseException | None) -> None:
+        if exc is None and not self.trace[self._ck.T_EXITS]:
+            return  # parked: left without ending
         self.failure = exc
         self.rings.ctrl[STATE] = S_TERMINATED
 
@@ -311,15 +312,27 @@ class CudaEngine(Engine):
             self._wake.set()
 
     def _join(self, timeout: float | None) -> bool:
-        if self._sim:
-            return join_worker(self._thread, self._wake, timeout)
-        if self._finished or self._done is None:
-            return True
         deadline = None if timeout is None else time.monotonic() + timeout
-        while not event_done(self._done):
+        while True:
+            with self._park_lock:  # a parked kernel has left, and will be launched again
+                if self._finished or (not self._parked and self._left()):
+                    break
             if deadline is not None and time.monotonic() >= deadline:
                 return False
-            time.sleep(2e-4)
+            thread = self._thread
+            if self._sim and thread is not None:
+                self._wake.set()
+                thread.join(0.01)
+            else:
+                time.sleep(2e-4)
+        if self._finished:
+            return True
+        from pdc.ring.engines import parking
+
+        parking.forget(self)
+        if self._sim:
+            self._finished = True
+            return True
         try:
             self._stream.synchronize()  # raises if the kernel faulted
         except Exception as exc:  # reported by the runtime
@@ -331,59 +344,3 @@ class CudaEngine(Engine):
                 self._defer.__exit__(None, None, None)
                 self._defer = None
         return True
-
-
-def event_done(event: Any) -> bool:
-    """True once the work recorded before ``event`` has completed (``cuEventQuery``).
-
-    numba's ``Event.query()`` logs every "not ready" answer at ERROR level before it returns
-    False: polled every 0.2 ms while a ring kernel ends, that floods any application that has
-    configured logging. The binding is asked directly; other errors go through numba's query,
-    which raises with its message.
-    """
-    from cuda.bindings import driver as cu
-
-    (err,) = cu.cuEventQuery(event.handle)
-    if err == cu.CUresult.CUDA_SUCCESS:
-        return True
-    if err == cu.CUresult.CUDA_ERROR_NOT_READY:
-        return False
-    return bool(event.query())
-
-
-def _sim_thread(kernel_fn: Callable, args: tuple, done: Callable) -> threading.Thread:
-    """A simulator thread that runs ``kernel_fn(*args)`` as the single thread of a 1x1 grid."""
-    from numba.cuda.simulator.kernel import BlockManager, BlockThread
-    from numba.cuda.simulator.kernelapi import FakeCUDAModule, swapped_cuda_module
-
-    fake = FakeCUDAModule((1, 1, 1), (1, 1, 1), 0)
-    manager = BlockManager(kernel_fn, (1, 1, 1), (1, 1, 1), False)
-
-    def body() -> None:
-        exc: BaseException | None = None
-        try:
-            with swapped_cuda_module(kernel_fn, fake):
-                kernel_fn(*args)
-        except BaseException as e:  # the kernel's failure, reported by the runtime
-            exc = e
-        finally:
-            done(exc)
-
-    return BlockThread(body, manager, (0, 0, 0), (0, 0, 0), False)
-
-
-def _nonblocking_stream(cuda: Any) -> Any:
-    """A stream that does not synchronize with the legacy default stream.
-
-    A persistent kernel on an ordinary stream would make every later launch on the default
-    stream wait for it, that is, forever.
-    """
-    from cuda.bindings import driver as binding
-    from numba.cuda.cudadrv import driver as drv
-
-    ctx = cuda.current_context()
-    handle = drv.driver.cuStreamCreate(binding.CUstream_flags.CU_STREAM_NON_BLOCKING.value)
-    # mypy reads numba's legacy numba.cuda (Stream(context, handle, finalizer)); at run time
-    # numba-cuda's Stream(handle, finalizer=None) is used, as in its Context.create_stream.
-    finalizer = drv._stream_finalizer(ctx.deallocations, handle)
-    return drv.Stream(handle, finalizer=finalizer)  # type: ignore[call-arg]

@@ -62,6 +62,7 @@ T_NAPS = 2  # back-off sleeps of an idle kernel
 T_HANDLED = 3  # messages the kernel saw handled (PROCESSED delta over its serve calls)
 T_EXITS = 4  # 1 once the kernel has left its loop
 T_THREADS = 5  # threads in the launch (blockDim.x * gridDim.x): 1
+T_PARKS = 6  # times the kernel left on a PARK request (``pdc.ring.engines.parking``)
 TRACE_WORDS = 8
 
 NS_MIN = 1_000  # first back-off sleep of an idle kernel (1 us)
@@ -293,6 +294,7 @@ def build_kernel(
         trace[T_ENTRIES] += 1
         trace[T_THREADS] = cuda.blockDim.x * cuda.gridDim.x
         sleep_ns = NS_MIN
+        parked = False
         while True:
             before = ctrl[PROCESSED]
             r = step(ctrl, req_meta, req_slots, rep_meta, rep_slots, state)
@@ -300,13 +302,19 @@ def build_kernel(
             trace[T_HANDLED] += ctrl[PROCESSED] - before
             if r == 1:  # TERMINATE was set
                 break
+            if r == 3:  # PARK was set: leave; the engine launches the kernel again
+                parked = True
+                break
             if r == 2:  # worked, then idled: poll again soon
                 sleep_ns = NS_MIN
             nap(sleep_ns)
             trace[T_NAPS] += 1
             sleep_ns = min(sleep_ns * 2, max_sleep_ns)
-        trace[T_EXITS] = 1
-        store(ctrl, STATE, S_TERMINATED)
+        if parked:
+            trace[T_PARKS] += 1
+        else:
+            trace[T_EXITS] = 1
+            store(ctrl, STATE, S_TERMINATED)
 
     if stateful:
 

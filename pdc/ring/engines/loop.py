@@ -33,6 +33,7 @@ from pdc.ring.protocol import (
     HEARTBEAT,
     LANES,
     LINE,
+    PARK,
     PROCESSED,
     REP_HEAD,
     REP_TAIL,
@@ -93,9 +94,10 @@ def make_serve(
         ``serve(ctrl, req_meta, req_slots, rep_meta, rep_slots, idle_limit, state) -> int``
         (``state``: a 1-element array whose record is the handler's third argument; any
         1-element array for a handler without state) that runs until ``TERMINATE`` is set
-        (returns 1) or until ``idle_limit`` consecutive passes found no work (returns 2
-        when this call handled or dropped messages before, 0 when it did nothing; call it
-        again to go on serving).
+        (returns 1), until ``PARK`` is set (returns 3: every word it owns is already
+        stored, so a later call goes on where this one stopped) or until ``idle_limit``
+        consecutive passes found no work (returns 2 when this call handled or dropped
+        messages before, 0 when it did nothing; call it again to go on serving).
     """
     load, store, poll, fence, put, pause = prims
     check_every = max(1, int(check_every))
@@ -128,6 +130,8 @@ def make_serve(
                 if load(ctrl, TERMINATE) != 0:
                     store(ctrl, STATE, S_TERMINATING)
                     return 1
+                if load(ctrl, PARK) != 0:  # everything it owns is published: leave as is
+                    return 3
                 active = load(ctrl, ACTIVE)
                 want = S_DEACTIVATED
                 if active != 0:

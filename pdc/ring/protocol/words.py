@@ -8,6 +8,8 @@ so that no two counters share a cache line and each line has exactly one writer:
                                   state; the engine writes TERMINATED once the loop has left)
     byte 64  ACTIVE       host    1 = process messages, 0 = paused (messages wait)
     byte 128 TERMINATE    host    1 = leave the loop
+    byte 136 PARK         host    1 = leave the kernel for a while, the rings untouched: the
+                                  cuda engine launches it again (``pdc.ring.engines.parking``)
     byte 192 ERR_CODE     device  last nonzero handler return value
     byte 256 ERR_COUNT    device  messages whose handler returned nonzero
     byte 320 PROCESSED    device  messages handled (replied to)
@@ -105,6 +107,7 @@ __all__ = [
     "S_TERMINATING",
     "TAIL",
     "TERMINATE",
+    "PARK",
     "KernelState",
     "host_fence",
     "no_fence",
@@ -130,6 +133,7 @@ PY_EXCEPTION = -1
 STATE = 0 * LINE
 ACTIVE = 1 * LINE
 TERMINATE = 2 * LINE
+PARK = TERMINATE + 1  # in TERMINATE's line: the same writer (the host), read at the same time
 ERR_CODE = 3 * LINE
 ERR_COUNT = 4 * LINE
 PROCESSED = 5 * LINE
