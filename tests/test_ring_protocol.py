@@ -162,6 +162,25 @@ def test_drop_floor_is_served_while_paused():
     assert rings.ctrl[p.PROCESSED] == 0
 
 
+def test_asking_again_for_the_same_room_drops_nothing_more():
+    # A producer saw the ring full, asked for room for 2; the device dropped one; the
+    # producer, seeing it full again before its next write, asks again: the floor, counted
+    # from the head, stays where it was (counted from the tail it rose, and a third message
+    # was dropped for nothing).
+    rings = p.Rings.allocate(REQ, REP, 4)
+    host = ring_host.RingHost(rings)
+    host.push_batch(p.NORMAL, np.arange(1, 5), np.zeros(4, REQ))
+    assert host.request_room(p.NORMAL, 2) == 2
+    rings.ctrl[p.SKIP + p.NORMAL * p.LINE] = 1  # as if the device had seen only part of it
+    serve_once(rings)
+    rings.ctrl[p.SKIP + p.NORMAL * p.LINE] = 2
+    assert host.tail(p.NORMAL) == 1
+    assert host.request_room(p.NORMAL, 2) == 2  # not 1 + 2
+    serve_once(rings)
+    assert host.dropped_ids(p.NORMAL, 0, 4) == [1, 2] and host.waiting_ids(p.NORMAL) == [3, 4]
+    assert host.request_room(p.NORMAL, 0) == 2 and host.request_room(p.NORMAL, 9) == 4
+
+
 def test_terminate_leaves_the_loop():
     rings = p.Rings.allocate(REQ, REP, 4)
     rings.ctrl[p.TERMINATE] = 1

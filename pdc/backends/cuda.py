@@ -72,6 +72,16 @@ def _check_numpy_supported() -> None:
         )
 
 
+def pending_frees(ctx: Any) -> list[Any]:
+    """numba's queues of deferred frees of context ``ctx``: its own, and its memory manager's."""
+    queues = [ctx.deallocations]
+    manager = getattr(ctx, "memory_manager", None)
+    own = getattr(manager, "deallocations", None)
+    if own is not None and own is not ctx.deallocations:
+        queues.append(own)
+    return queues
+
+
 def _is_sim(cuda) -> bool:
     """True if ``cuda`` is numba's simulator rather than the real CUDA target."""
     # Not hasattr(cuda, "simulator"): the real module gains that attribute once anything
@@ -113,13 +123,16 @@ class CUDABackend(Backend):
         # is resident its engine holds numba's defer_cleanup(), and this flush does nothing:
         # a cuMemFree would wait for the kernel, which never ends.
         # gc.collect() first: a device array held only by a reference cycle (a frame of a
-        # caught exception, a closure) is not queued for freeing until a collection runs;
-        # an H200 kept all 512 MiB of a freed buffer in use without it being flushed.
+        # caught exception, a closure) is not queued for freeing until a collection runs.
+        # numba-cuda queues the frees of device memory on its memory manager, not on the
+        # context (whose queue holds modules, streams and events): an H100 and an H200 kept
+        # all 512 MiB of a freed buffer while only the context's queue was flushed.
         if not self.simulated:
             import gc
 
             gc.collect()
-            self.cuda.current_context().deallocations.clear()
+            for queue in pending_frees(self.cuda.current_context()):
+                queue.clear()
 
     def host_empty(self, shape, dtype, pinned=False):
         if pinned:

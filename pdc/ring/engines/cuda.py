@@ -8,6 +8,10 @@ protocol's consumer loop, itself a device function called from the ``cuda.jit`` 
 The kernel runs with ``grid=1, block=1`` on a stream of its own that does not synchronize
 with the default stream, so ordinary kernels keep running beside it.
 
+Loading code into the context (the first launch of any new kernel) waits for the resident
+kernel too, so the engine parks it around such loads (``pdc.ring.engines.parking``): the
+kernel leaves on ``PARK`` and ``unpark`` launches it again on the same stream and rings.
+
 A device-wide ``cuda.synchronize()`` waits for every kernel of the context, the resident
 ring kernel included: it returns only once the ring kernel was terminated. Synchronize a
 stream instead. While the kernel is resident numba's deferred frees are held back
@@ -222,6 +226,9 @@ class CudaEngine(Engine):
         return f"persistent CUDA kernel on {name}, grid={GRID} block={BLOCK}"
 
     def _start(self) -> None:
+        from pdc.ring.engines import parking
+
+        parking.refuse_inside_section(self.handler.name)  # before anything is set up
         if not self._sim:
             # numba frees device memory lazily, and a pending free can synchronize the
             # context: with a resident ring kernel that wait would never end. Frees are
@@ -229,11 +236,7 @@ class CudaEngine(Engine):
             self._defer = self._cuda.defer_cleanup()
             self._defer.__enter__()
             self._stream = nonblocking_stream(self._cuda)
-        from pdc.ring.engines import parking
-
-        if not self._sim:
             parking.install_load_hook()
-
         if parking.started(self):  # launched now, or at the end of a parked section
             self._run_kernel()
 

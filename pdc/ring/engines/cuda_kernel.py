@@ -30,6 +30,11 @@ does nothing, and CPython's interpreter lock orders the stores), ``pause`` yield
 interpreter lock (``time.sleep(0)``) and ``nap`` waits on a ``Waker``
 (``pdc.ring.engines.base``) that the host sets when it sends, for at most the back-off time.
 
+The kernel leaves its loop on ``TERMINATE`` (it then stores ``S_TERMINATED``, its last act)
+or on ``PARK`` (it stores nothing: every word the loop owns is stored before it reads the
+control words, so the engine launches it again and it goes on where it stopped; loading code
+into a GPU context waits for the kernels running in it, ``pdc.ring.engines.parking``).
+
 A kernel with state (``pdc.ring.handlers.state``) takes one more argument, its state record (a
 1-element array in host-mapped memory beside the rings), and its loop is the protocol's
 loop with the state passed to the handler (``make_serve``'s state argument). The record stays

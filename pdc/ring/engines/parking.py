@@ -28,7 +28,15 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["PARK_TIMEOUT", "forget", "install_load_hook", "park_around_loads", "parked", "started"]
+__all__ = [
+    "PARK_TIMEOUT",
+    "forget",
+    "install_load_hook",
+    "park_around_loads",
+    "parked",
+    "refuse_inside_section",
+    "started",
+]
 
 PARK_TIMEOUT = 10.0  # seconds a kernel may take to leave (a handler that never returns)
 
@@ -40,24 +48,28 @@ _hooked = False
 _local = threading.local()  # .depth: sections this thread has open
 
 
-def started(engine: Any) -> bool:
-    """Register ``engine`` as resident; False when a parked section is open.
-
-    The engine is then marked parked and is launched at the end of that section (a kernel
-    launched while another thread loads code would make that load wait).
+def refuse_inside_section(name: str) -> None:
+    """Refuse to launch ring kernel ``name`` from a thread that has a section open.
 
     Raises:
-        RingStateError: when this thread has a section open: the kernel could not start,
-            and so could not acknowledge its launch, before the section ends.
+        RingStateError: the kernel could not start, and so could not acknowledge its
+            launch, before the section ends.
     """
     if getattr(_local, "depth", 0):
         from pdc.ring.protocol import RingStateError
 
         raise RingStateError(
-            f"[launch {engine.handler.name}] expected no parked() section open in this "
-            "thread, got one: the kernel could not start before it ends; launch it after "
-            "the with block"
+            f"[launch {name}] expected no parked() section open in this thread, got one: "
+            "the kernel could not start before it ends; launch it after the with block"
         )
+
+
+def started(engine: Any) -> bool:
+    """Register ``engine`` as resident; False when a parked section is open.
+
+    The engine is then marked parked and is launched at the end of that section (a kernel
+    launched while another thread loads code would make that load wait).
+    """
     with _LOCK:
         _LIVE.add(engine)
         if _depth == 0:

@@ -268,7 +268,7 @@ class Producer:
         waiter = Waiter(self.block_timeout, self.spin)
         while True:
             if self.backpressure == "drop_oldest" and host.free(lane) <= 0:
-                host.request_drop(lane, 1)
+                host.request_room(lane, 1)
             self.next_id = corr + 1
             if self.drops.pushable(lane, 1) and host.push(lane, corr, values):
                 self.engine.wake()
@@ -343,7 +343,7 @@ class Producer:
                 self.life.check("send_batch")
             if self.backpressure == "drop_oldest":
                 if host.free(lane) <= 0:
-                    host.request_drop(lane, min(n - done, self.rings.capacity))
+                    host.request_room(lane, min(n - done, self.rings.capacity))
                 self.drops.harvest()
             waiter.progress(host.tail(lane))
             if waiter.expired():

@@ -228,6 +228,25 @@ class RingHost:
             c[SKIP + lane * LINE] = floor
         return floor
 
+    def request_room(self, lane: int, n: int) -> int:
+        """Ask the device to drop the fewest oldest messages of ``lane`` for ``n`` more to fit.
+
+        The floor is set from the head, which only this side writes, so asking again for the
+        same room, after the device has dropped some and before the host wrote more, drops
+        nothing more. (``request_drop`` counts from the tail: a caller that saw the ring full
+        just before the device freed slots would drop messages it never needed to; on an
+        H100 a batch send dropped 7 messages where 5 made the room.)
+
+        Returns:
+            The drop floor in force: the device is done when ``TAIL[lane] >= floor``.
+        """
+        c = self._ctrl
+        h = int(c[HEAD + lane * LINE])
+        floor = min(h, h + int(n) - self._cap)
+        if floor > c[SKIP + lane * LINE]:
+            c[SKIP + lane * LINE] = floor
+        return int(c[SKIP + lane * LINE])
+
     def withdraw_drop(self, lane: int, floor: int) -> None:
         """Lower the drop floor of ``lane`` back to ``floor`` (or to what the device took).
 
