@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -203,6 +204,40 @@ def test_loading_code_parks_the_resident_rings_and_runs_them_again(cuda_engine):
     ck, trace = _trace(k)
     assert trace[ck.T_PARKS] == 1
     assert k.engine not in parking._LIVE  # terminated: no longer parked around loads
+
+
+@pytest.mark.parametrize("moment", ["before it left", "after it left"])
+def test_ctrl_c_while_waiting_for_a_kernel_to_park_leaves_it_serving(cuda_engine, moment):
+    with RingKernelRuntime(backend="cuda") as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, queue_size=8)(scale))
+        engine = k.engine
+        real_left, calls = engine._left, []
+
+        def interrupted():
+            calls.append(1)
+            if len(calls) == 2:  # the first look inside the wait: PARK is set by now
+                if moment == "after it left":
+                    while not real_left():
+                        time.sleep(1e-3)
+                raise KeyboardInterrupt
+            return real_left()
+
+        engine._left = interrupted
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                with parked():
+                    pass
+        finally:
+            engine._left = real_left
+        assert engine.rings.ctrl[PARK] == 0 and not engine._parked
+        assert parking._depth == 0 and not parking._held
+        assert not real_left()  # running: launched again if it had left
+        for x in (1.0, 2.0, 3.0):  # served, whether or not it had left before the Ctrl-C
+            assert k.call(x=x, k=1, timeout=30).y == 2.0 * x
+        ck, trace = _trace(k)
+        assert trace[ck.T_ENTRIES] == 1 + trace[ck.T_PARKS]  # every park launched again
+        if moment == "after it left":
+            assert trace[ck.T_PARKS] == 1
 
 
 @pytest.mark.gpu

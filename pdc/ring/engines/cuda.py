@@ -277,22 +277,31 @@ class CudaEngine(Engine):
                 return False
             ctrl = self.rings.ctrl
             ctrl[PARK] = 1
-            self.wake()
-            deadline = time.monotonic() + timeout
-            while not self._left():
-                if time.monotonic() >= deadline:
-                    ctrl[PARK] = 0
-                    time.sleep(0.2)  # one that read PARK just before leaves at once
-                    if self._left():
-                        break
-                    raise RingTimeoutError(
-                        f"[park {self.handler.name}] expected the ring kernel to leave within "
-                        f"{timeout} s so that new code can be loaded, got it still running (a "
-                        "handler that does not return?); it keeps running"
-                    )
-                time.sleep(1e-4)
+            try:
+                self.wake()
+                deadline = time.monotonic() + timeout
+                while not self._left():
+                    if time.monotonic() >= deadline:
+                        raise RingTimeoutError(
+                            f"[park {self.handler.name}] expected the ring kernel to leave "
+                            f"within {timeout} s so that new code can be loaded, got it still "
+                            "running (a handler that does not return?); it keeps running"
+                        )
+                    time.sleep(1e-4)
+            except BaseException:  # out of time, or Ctrl-C: the kernel must go on serving
+                self._call_off_park()
+                raise
             self._parked = True
             return True
+
+    def _call_off_park(self) -> None:
+        """Withdraw a PARK request; launch the kernel again if it left all the same."""
+        self.rings.ctrl[PARK] = 0
+        deadline = time.monotonic() + 0.2  # one that read PARK just before leaves at once
+        while not self._left() and time.monotonic() < deadline:
+            time.sleep(1e-3)
+        if self._left() and not self._finished:
+            self._run_kernel()
 
     def unpark(self) -> None:
         """Launch a parked kernel again (it reads the rings where it left them)."""

@@ -100,27 +100,29 @@ def parked(timeout: float = PARK_TIMEOUT) -> Iterator[int]:
             already parked run again before it is raised.
     """
     global _depth
-    mine = 0
-    with _LOCK:
-        if _depth == 0:
-            try:
-                for engine in list(_LIVE):
-                    if engine.park(timeout):
-                        _held.append(engine)
-                        mine += 1
-            except BaseException:
-                _release()
-                raise
-        _depth += 1
-    _local.depth = getattr(_local, "depth", 0) + 1
+    mine, entered = 0, False
     try:
+        with _LOCK:
+            if _depth == 0:
+                try:
+                    for engine in list(_LIVE):
+                        if engine.park(timeout):
+                            _held.append(engine)
+                            mine += 1
+                except BaseException:
+                    _release()
+                    raise
+            _depth += 1  # a Ctrl-C from here on lands in the finally below
+            entered = True
+            _local.depth = getattr(_local, "depth", 0) + 1
         yield mine
     finally:
-        _local.depth -= 1
-        with _LOCK:
-            _depth -= 1
-            if _depth == 0:
-                _release()
+        if entered:
+            with _LOCK:
+                _local.depth -= 1
+                _depth -= 1
+                if _depth == 0:
+                    _release()
 
 
 def _release() -> None:
