@@ -53,7 +53,7 @@ test-unit: env
 # Then the built wheel alone, in a fresh environment: each notebook copied to an empty folder
 # runs its setup and import cells, as one notebook opened on Colab does (about 5 minutes).
 check-installs: env
-	$(BIN)/pytest -m network -p no:cacheprovider tests/test_installs.py tests/test_hosted_wheel.py
+	$(BIN)/pytest -n 2 -m network -p no:cacheprovider tests/test_installs.py tests/test_hosted_wheel.py
 
 test-notebooks: env
 	$(BIN)/pytest -n 2 --dist loadfile --nbval notebooks solutions \
@@ -70,7 +70,7 @@ serve-book: env
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory book/_build/html $(BOOK_PORT)
 
 test-book: book
-	$(BIN)/pytest tests/test_book*.py
+	$(BIN)/pytest -n 2 --dist loadfile tests/test_book*.py
 
 test: lint test-unit test-notebooks test-book
 

@@ -34,6 +34,11 @@ import sys
 import time
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # Windows: no lock, one build at a time is up to the user
+    fcntl = None  # type: ignore[assignment]
+
 BOOK = Path(__file__).resolve().parent
 sys.path.insert(0, str(BOOK))
 import gpureport  # noqa: E402 - modules beside this script, importable once BOOK is on sys.path
@@ -354,10 +359,16 @@ def main(argv: list[str] | None = None) -> int:
     for key in SOURCES:
         if getattr(args, key):
             SOURCES[key] = getattr(args, key).resolve()
-    if args.if_stale and is_fresh():
-        log("up to date")
-        return 0
-    build()
+    # One build at a time in this folder (test workers, `make book` in a second terminal): a
+    # second one waits, then finds the site fresh when it asked only for a stale one.
+    (BOOK / "_build").mkdir(exist_ok=True)
+    with open(BOOK / "_build" / ".lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        if args.if_stale and is_fresh():
+            log("up to date")
+            return 0
+        build()
     return 0
 
 

@@ -14,13 +14,39 @@ import pdc
 GPU_REASON = "needs a real CUDA GPU (none found by the driver); runs unchanged on a GPU machine"
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
+    _share_module_fixtures(items)
     if pdc.has_gpu():
         return
     skip = pytest.mark.skip(reason=GPU_REASON)
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def _share_module_fixtures(items) -> None:
+    """Tests that ask for one module- or session-scoped fixture run on one worker.
+
+    pytest-xdist builds such a fixture once per worker that runs a test asking for it, so
+    two workers would each build ``pdc ptx``'s whole-course report (minutes). With
+    ``--dist loadgroup`` a group runs on one worker. Autouse fixtures are left out: they
+    would put a whole module on one worker.
+    """
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or any(item.iter_markers("xdist_group")):
+            continue
+        shared = []
+        autouse = set(info.initialnames) - set(info.argnames)
+        for name in info.names_closure:
+            defs = info.name2fixturedefs.get(name) or ()
+            d = defs[-1] if defs else None
+            if d is not None and d.scope in ("module", "session") and name not in autouse:
+                if d.baseid.startswith("tests/"):  # the suite's own, not a plugin's
+                    shared.append(f"{d.baseid}::{name}")
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(min(shared)))
 
 
 @pytest.fixture(params=pdc.available_backends())

@@ -5,7 +5,8 @@ simulator and on pdc.sim; prints one JSON object, kernel -> how the outputs comp
 why the kernel is not compared.
 
 Inputs come from ``INPUTS`` (per kernel name; the builder may read the kernel's module, for
-its block size); an exercise's kernel in solutions/ gets its exercise's first public case.
+its block size); an exercise's kernel in solutions/ gets its exercise's smallest public case
+of more than one block.
 """
 
 from __future__ import annotations
@@ -146,9 +147,10 @@ def _module(found) -> dict:
 def _inputs(found, ns, rng):
     if found.path.startswith("solutions/"):
         from pdc.grade import exercises as exs
+        from tests.sim_diff_corpus import small_case
 
         _, part = exs.find_part(found.name)
-        case = exs.public_cases(part)[0]
+        case = small_case(part)
         return case.grid, case.block, list(case.args.values())
     return INPUTS[found.name](rng, ns)
 

@@ -50,10 +50,11 @@ def build():
 
 @pytest.fixture(scope="module")
 def site(build) -> Path:
-    """A fresh build of the book: reused from `make book`, otherwise built now."""
+    """A fresh build of the book: reused from `make book`, otherwise built now (once, when
+    several test workers ask at the same moment: build.py builds under a lock)."""
     if not build.is_fresh():
         proc = subprocess.run(
-            [sys.executable, str(BOOK / "build.py")],
+            [sys.executable, str(BOOK / "build.py"), "--if-stale"],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -47,7 +47,7 @@ def test_outputs_agree_with_numbas_simulator():
 
 def test_every_solution_and_correct_submission_agrees_with_numbas_simulator():
     """The exercises' kernels as the grader defines them (solutions, and the submissions in
-    unusual styles that earn full marks): outputs agree on the first public case, integer
+    unusual styles that earn full marks): outputs agree on the smallest public case of more than one block, integer
     outputs bit for bit, float outputs within 1e-5 relative (float32 sums in another order);
     none has a finding but notes. Kernels numba's simulator cannot run (warp shuffles) are listed."""
     results = _run_on_numbas_simulator("tests.sim_diff_corpus", 900)
