@@ -207,3 +207,27 @@ def test_atomic_counts_match_bincount_on_a_skewed_input(kernel):
     assert rep.atomic_counts["hist"].dtype == np.int64
     with pytest.raises(ValueError, match=r"\[contention\] expected one of"):
         rep.contention("nope")
+
+
+@pytest.mark.parametrize("itemsize", [1, 4, 8, 16, 64])
+def test_a_lone_lane_per_warp_counts_sectors_as_the_full_matrix_does(itemsize):
+    """The shortcut for requests of one lane per warp (a thread working alone) gives what
+    the (warps, 32) matrix gives, for random lanes, addresses and inactive lanes."""
+    from types import SimpleNamespace
+
+    from pdc.sim import analysis
+
+    rng = np.random.default_rng(itemsize)
+    arr = SimpleNamespace(dtype=np.dtype(f"V{itemsize}"), name="a")
+    for _ in range(200):
+        n = 32 * int(rng.integers(1, 9))
+        warps = rng.choice(n // 32, size=int(rng.integers(1, n // 32 + 1)), replace=False)
+        lanes = np.sort(warps * 32 + rng.integers(0, 32, warps.size)).astype(np.int64)
+        f = rng.integers(0, 4096, lanes.size)
+        ok = rng.random(lanes.size) < 0.8
+        an = analysis.Analysis.__new__(analysis.Analysis)
+        an.S = SimpleNamespace(N=n)
+        fast = an._sectors(arr, lanes, f, ok)
+        mat = analysis._rows(an.S, lanes, f, ok)
+        full = (0, 0, 0, 0, 0) if mat is None else analysis._matrix_sectors(mat, itemsize)
+        assert fast == full, (lanes, f, ok)

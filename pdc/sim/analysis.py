@@ -43,6 +43,14 @@ def _rows(S, lanes, values, ok):
     return mat
 
 
+def _one_lane_per_warp(lanes) -> bool:
+    """Whether no two of ``lanes`` (ascending) share a warp."""
+    if lanes.size < 2:
+        return True
+    w = lanes // WARP
+    return bool((w[1:] != w[:-1]).all())
+
+
 def _same_pattern(mat, modulus: int) -> bool:
     """Whether every row is the first shifted by a constant (and, with ``modulus``, by a
     multiple of it): then every row has the first row's banks or sector alignment."""
@@ -198,24 +206,15 @@ class Analysis:
 
     def _sectors(self, arr, lanes, f, ok):
         size = arr.dtype.itemsize
+        if lanes.size <= WARP // 2 and _one_lane_per_warp(lanes[ok] if not ok.all() else lanes):
+            # A thread working alone (one active lane in each warp, as in a loop run by
+            # thread 0): each request is its lane's one element, that is one sector, and
+            # its ideal too. The same numbers as below, without the (warps, 32) matrix.
+            k = int(np.count_nonzero(ok))
+            fill = -(-size // SECTOR)
+            return k, k, k * fill, 0, max(0, 1 - fill) if k else 0
         mat = _rows(self.S, lanes, f, ok)
-        if mat is None:
-            return 0, 0, 0, 0, 0
-        per = max(1, SECTOR // size) if size <= SECTOR else 0
-
-        count = nsec = ideal = over = worst = 0
-        for P, k in _representatives(mat, per):
-            ns, has = _distinct(np.where(P < 0, -1, (P * size) // SECTOR))
-            n, _ = _distinct(P)
-            fill = -(-(n * size) // SECTOR)  # sectors the request's bytes fill at best
-            ns, fill = ns[has], fill[has]
-            excess = ns - fill  # a contiguous run straddles at most one more boundary
-            count += int(ns.size) * k
-            nsec += int(ns.sum()) * k
-            ideal += int(fill.sum()) * k
-            over += int(np.count_nonzero(excess > 1)) * k
-            worst = max(worst, int(excess.max()) if excess.size else 0)
-        return count, nsec, ideal, over, worst
+        return (0, 0, 0, 0, 0) if mat is None else _matrix_sectors(mat, size)
 
     def bank_report(self, prog) -> dict:
         out = {}
@@ -227,6 +226,25 @@ class Analysis:
                 "worst": worst,
             }
         return out
+
+
+def _matrix_sectors(mat, size: int) -> tuple:
+    """(requests, sectors, ideal sectors, requests over their ideal by more than one, the
+    most one request was over) for the (warps, 32) matrix of element offsets ``mat``."""
+    per = max(1, SECTOR // size) if size <= SECTOR else 0
+    count = nsec = ideal = over = worst = 0
+    for P, k in _representatives(mat, per):
+        ns, has = _distinct(np.where(P < 0, -1, (P * size) // SECTOR))
+        n, _ = _distinct(P)
+        fill = -(-(n * size) // SECTOR)  # sectors the request's bytes fill at best
+        ns, fill = ns[has], fill[has]
+        excess = ns - fill  # a contiguous run straddles at most one more boundary
+        count += int(ns.size) * k
+        nsec += int(ns.sum()) * k
+        ideal += int(fill.sum()) * k
+        over += int(np.count_nonzero(excess > 1)) * k
+        worst = max(worst, int(excess.max()) if excess.size else 0)
+    return count, nsec, ideal, over, worst
 
 
 def site_text(prog, line: int) -> str:

@@ -233,7 +233,8 @@ def merge(old, new, m):
     if new is old:
         return new
     if isinstance(new, np.ndarray | np.generic) and isinstance(old, np.ndarray | np.generic):
-        return np.where(m, new, old).astype(np.result_type(new), copy=False)
+        out = np.where(m, new, old)
+        return out if out.dtype == new.dtype else out.astype(new.dtype)
     if isinstance(new, tuple) and isinstance(old, tuple) and len(new) == len(old):
         out = tuple(merge(a, b, m) for a, b in zip(old, new))
         return type(new)(*out) if hasattr(new, "_fields") else out
