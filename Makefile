@@ -52,6 +52,7 @@ test-unit: env
 # against the package index: pip dry runs that read wheel metadata only (about 3 minutes).
 # Then the built wheel alone, in a fresh environment: each notebook copied to an empty folder
 # runs its setup and import cells, as one notebook opened on Colab does (about 5 minutes).
+# The two run side by side: the dry runs mostly wait on the network.
 check-installs: env
 	$(BIN)/pytest -n 2 -m network -p no:cacheprovider tests/test_installs.py tests/test_hosted_wheel.py
 
