@@ -1,6 +1,7 @@
 """Run in a child with NUMBA_ENABLE_CUDASIM=1 (tests/test_sim_differential.py): every
 solution kernel and every full-marks submission kernel, defined as the grader defines it,
-on its smallest public case of more than one block, on numba's simulator and on pdc.sim; prints one JSON object."""
+on its smallest public case of more than one block, on numba's simulator and on pdc.sim;
+prints one JSON object."""
 
 from __future__ import annotations
 
@@ -13,20 +14,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _blocks(grid) -> int:
-    return int(np.prod(grid if isinstance(grid, tuple) else (grid,)))
-
-
 def small_case(part):
     """The public case with the fewest elements among those of more than one block (blocks
     must still meet), else the smallest: numba's simulator runs a Python thread per GPU
     thread, and this differential test takes no more of it than its comparison needs."""
     from pdc.grade import exercises as exs
 
+    def elements(case) -> int:
+        return sum(v.size for v in case.args.values() if isinstance(v, np.ndarray))
+
     cases = exs.public_cases(part)
-    size = lambda c: sum(v.size for v in c.args.values() if isinstance(v, np.ndarray))  # noqa: E731
-    multi = [c for c in cases if _blocks(c.grid) > 1]
-    return min(multi or cases, key=size)
+    multi = [c for c in cases if np.prod(c.grid) > 1]
+    return min(multi or cases, key=elements)
 
 
 def corpus():

@@ -206,13 +206,13 @@ class Analysis:
 
     def _sectors(self, arr, lanes, f, ok):
         size = arr.dtype.itemsize
-        if lanes.size <= WARP // 2 and _one_lane_per_warp(lanes[ok] if not ok.all() else lanes):
-            # A thread working alone (one active lane in each warp, as in a loop run by
-            # thread 0): each request is its lane's one element, that is one sector, and
-            # its ideal too. The same numbers as below, without the (warps, 32) matrix.
+        # A thread working alone (one active lane in each warp, as in a loop run by thread
+        # 0): each request is its lane's one element, that is one sector, and its ideal is
+        # the element's sectors, so it is never over. The same numbers as the matrix gives.
+        # Only small requests are looked at: a wide one is rarely one lane per warp.
+        if lanes.size <= WARP // 2 and _one_lane_per_warp(lanes[ok]):
             k = int(np.count_nonzero(ok))
-            fill = -(-size // SECTOR)
-            return k, k, k * fill, 0, max(0, 1 - fill) if k else 0
+            return k, k, k * -(-size // SECTOR), 0, 0
         mat = _rows(self.S, lanes, f, ok)
         return (0, 0, 0, 0, 0) if mat is None else _matrix_sectors(mat, size)
 
