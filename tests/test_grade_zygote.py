@@ -105,7 +105,7 @@ def test_a_job_gets_its_own_limits_and_a_cpu_count_from_zero(warm):
     top = (
         "import resource\n"
         "u = resource.getrusage(resource.RUSAGE_SELF)\n"
-        "cpu = resource.getrlimit(resource.RLIMIT_CPU)[0]\n"
+        "cpu = ','.join(map(str, resource.getrlimit(resource.RLIMIT_CPU)))\n"
         "mem = resource.getrlimit(resource.RLIMIT_AS)[0]\n"
         "open(OUT + '/limits', 'w').write(f'{u.ru_utime + u.ru_stime} {cpu} {mem} {os.getsid(0)}')"
     )
@@ -113,7 +113,7 @@ def test_a_job_gets_its_own_limits_and_a_cpu_count_from_zero(warm):
         assert warm.run(_job(ws, top), ws.root, 12) == ""
         used, cpu, mem, sid = (ws.out / "limits").read_text().split()
     assert float(used) < 1.0  # the zygote's own imports took longer than that
-    assert int(cpu) == 12 + 5 and int(mem) == sandbox.MEMORY_LIMIT_BYTES
+    assert cpu == f"{12},{12 + 5}" and int(mem) == sandbox.MEMORY_LIMIT_BYTES
     assert int(sid) not in (os.getsid(0), os.getsid(warm.proc.pid))
 
 
@@ -129,11 +129,69 @@ def test_an_endless_job_and_what_it_started_are_killed_at_the_limit(warm):
         note = warm.run(_job(ws, top), ws.root, 3)
         took = time.monotonic() - t0
         pids = [int(p) for p in (ws.out / "pids").read_text().split()]
-    assert note == "timed out after 3 s (an endless loop?)", note
+    assert note == "timed out after 3 s of CPU time (an endless loop?)", note
     assert took < 30
     assert all(_gone(p) for p in pids), pids
     with sandbox.workspace() as ws:  # the zygote goes on
         assert warm.run(_job(ws), ws.root, 30) == ""
+
+
+_BUSY = "import time\nt = time.process_time()\nwhile time.process_time() - t < 2.0:\n    pass"
+
+
+def _hogs(n: int) -> list:
+    """``n`` processes that keep the CPUs busy (a loaded grading machine); each in a session
+    of its own, as the job is, so that the scheduler shares the CPUs among them all."""
+    import subprocess
+
+    return [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(n)
+    ]
+
+
+def test_a_busy_machine_does_not_make_a_job_run_out_of_time(warm):
+    """The limit is CPU time: a job needing 2 of its 3 CPU seconds ends well, though with
+    every core shared it takes longer than 3 s of wall-clock time."""
+    hogs = _hogs(3 * (os.cpu_count() or 1))
+    try:
+        with sandbox.workspace() as ws:
+            t0 = time.monotonic()
+            note = warm.run(_job(ws, _BUSY), ws.root, 3)
+            took = time.monotonic() - t0
+            out = _output(ws)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    assert note == "", note
+    np.testing.assert_array_equal(out, np.arange(40, dtype=np.float32) * 2)
+    assert took > 3.0  # else the machine was not busy and this tells nothing
+
+
+def test_a_fresh_child_that_loops_is_stopped_at_its_cpu_limit(monkeypatch):
+    monkeypatch.setenv("PDC_GRADE_ZYGOTE", "0")
+    with sandbox.workspace() as ws:
+        t0 = time.monotonic()
+        note = sandbox.run_child(_job(ws, "while True:\n    pass"), ws.root, 3)
+        took = time.monotonic() - t0
+    assert note == "timed out after 3 s of CPU time (an endless loop?)", note
+    assert took < 30
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["fork", "fresh"])
+def test_a_job_that_waits_is_stopped_by_the_wall_clock(monkeypatch, fresh):
+    if fresh:
+        monkeypatch.setenv("PDC_GRADE_ZYGOTE", "0")
+    monkeypatch.setattr(sandbox, "WALL_FACTOR", 1.0)
+    monkeypatch.setattr(sandbox, "WALL_SLACK_S", 1.0)
+    top = "import time\ntime.sleep(300)"
+    with sandbox.workspace() as ws:
+        t0 = time.monotonic()
+        note = sandbox.run_child(_job(ws, top), ws.root, 4)
+        took = time.monotonic() - t0
+    assert note.startswith("timed out after 5 s of wall-clock time (the run waited"), note
+    assert took < 30
 
 
 def test_a_job_cannot_write_to_the_zygotes_answers(warm):

@@ -69,7 +69,10 @@ def _parser() -> argparse.ArgumentParser:
         "CSV; pass it again to re-grade exactly)",
     )
     ap.add_argument(
-        "--timeout", type=float, default=None, help="seconds one kernel's run may take (default 30)"
+        "--timeout",
+        type=float,
+        default=None,
+        help="CPU seconds one kernel's run may use (default 60)",
     )
     ap.add_argument("--jobs", type=int, help="kernels graded at once (default: the CPU count)")
     ap.add_argument("--shard", metavar="i/n", help="grade only the i-th of n shares of the PATHs")

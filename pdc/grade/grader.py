@@ -11,8 +11,9 @@ So here the submission is untrusted and the grader is not:
 * The grader never imports or executes a submission notebook. It parses the code cells and
   takes only the kernel functions it grades, the device functions they call, the imports of
   math, numpy and numba they use and constants it computes itself (pdc.grade.source).
-* That code runs in a child process (``python -I``) with a wall-clock timeout (the whole
-  process group is killed), CPU-time, address-space and file-size limits.
+* That code runs in a child process (``python -I``) with a CPU-time limit, a wall-clock
+  limit (the whole process group is killed), address-space and file-size limits. The time
+  limit is CPU seconds, so a busy machine does not change a score (pdc.grade.sandbox).
 * Inputs are written by the grader into a fresh temporary folder; hidden cases are drawn at
   grading time from a fresh seed. Expected values never leave this process.
 * The child sends back raw outputs and counters only: ``.npz``/``.json`` files named after
@@ -45,7 +46,9 @@ from pdc.grade import gate, notebook, sandbox, simreport, source
 from pdc.grade.judge import CaseResult, Verdict, judge
 from pdc.grade.simreport import FINDING_KINDS, Dim3, LaunchReport
 
-DEFAULT_TIMEOUT_S = 30.0
+#: CPU seconds one kernel's run (all its cases) may take: a safety net; the simulator's
+#: step and memory-operation budgets stop an endless loop first (pdc.sim.machine).
+DEFAULT_TIMEOUT_S = 60.0
 
 
 @dataclass
@@ -244,7 +247,7 @@ def run_part(
         part: The kernel to grade.
         cells: Code cell sources of the submission notebook.
         seed: Seed for the hidden cases (default: a fresh random one).
-        timeout: Wall-clock seconds the child process may run.
+        timeout: CPU seconds the child process may use (pdc.grade.sandbox).
         hidden: Whether to add hidden cases.
         gpu: Also run on a CUDA GPU (default: when pdc finds one).
         compiled: Kernel name -> None or why it does not compile, from ``compile_gate``,
@@ -278,7 +281,7 @@ def run_parts(
 ) -> list[PartResult]:
     """Grade several kernels ((exercise, part, cells) each) in one child process.
 
-    The child gets ``timeout`` seconds per kernel. When it runs out, each kernel is graded
+    The child gets ``timeout`` CPU seconds per kernel. When it runs out, each kernel is graded
     again in a child of its own, so one endless kernel costs only its own points.
     """
     if gpu is None:
@@ -339,7 +342,7 @@ def _run_child(jobs: list, timeout: float, gpu: bool) -> tuple[list, list]:
             ]
             if note.startswith("timed out"):
                 results = [
-                    CaseResult(r.case, failure=f"timed out after {timeout:g} s") if r.failure else r
+                    CaseResult(r.case, failure=note.split(" (")[0]) if r.failure else r
                     for r in results
                 ]
             out.append((results, note))
@@ -378,7 +381,7 @@ def grade(
         path: A notebook, or a folder of notebooks named after the exercises.
         only: Exercise keys to grade (default: those of the notebook, or all for a folder).
         seed: Seed for the hidden cases (default: fresh at every call).
-        timeout: Seconds each kernel's child process may run.
+        timeout: CPU seconds each kernel's run may use.
         jobs: Kernels graded at the same time (default: CPU count, at most 4).
         hidden: Whether hidden cases are added.
         kernels: Kernel names to grade (default: every kernel of the chosen exercises).

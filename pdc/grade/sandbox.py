@@ -3,13 +3,19 @@
 Every part of ``pdc grade`` that runs submitted code goes through here: ``workspace`` makes a
 private temporary folder with an input folder, an unguessable output folder and a nonce, and
 removes it afterwards; ``run_child`` runs pdc.grade.child (``python -I``) on a job under a
-wall-clock timeout (the whole process group is killed), CPU-time, address-space and
+CPU-time limit, a wall-clock limit (the whole process group is killed), address-space and
 file-size limits, with an environment that keeps only what Python needs.
+
+A run's time limit is CPU seconds: a machine busy with other work slows a child's wall
+clock, not its CPU time, so a kernel that ends in time on an idle machine ends in time on a
+busy one and keeps its score. The wall clock (``wall_limit``: three times as long, and half
+a minute more) only stops a child that waits instead of working.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import shutil
@@ -25,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MEMORY_LIMIT_BYTES = 3 * 1024**3
+WALL_FACTOR = 3.0
+WALL_SLACK_S = 30.0
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # fresh children that may still run
 _STOPPING = threading.Event()
 
@@ -85,8 +93,30 @@ def workspace() -> Iterator[Workspace]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def wall_limit(cpu_s: float) -> float:
+    """Wall-clock seconds a child with ``cpu_s`` seconds of CPU time may run."""
+    return cpu_s * WALL_FACTOR + WALL_SLACK_S
+
+
+def stopped_note(cpu_s: float, exit_code: int | None, err: str = "") -> str:
+    """Why a child stopped early ("" when it ended well): ``exit_code`` None when its wall
+    clock ran out, else its exit status (negative: the signal that ended it)."""
+    if exit_code is None:
+        return (
+            f"timed out after {wall_limit(cpu_s):g} s of wall-clock time (the run waited "
+            f"instead of working: an endless wait?)"
+        )
+    if exit_code == -signal.SIGXCPU:
+        return f"timed out after {cpu_s:g} s of CPU time (an endless loop?)"
+    if exit_code != 0:
+        return f"the kernel run stopped (exit status {exit_code}): {err[:200]}"
+    return ""
+
+
 def limits(timeout: float, gpu: bool = False):
-    """The function that sets the child's resource limits.
+    """The function that sets the child's resource limits: ``timeout`` CPU seconds (then
+    SIGXCPU; SIGKILL five seconds later), no core files, files up to 256 MiB, and 3 GiB of
+    address space without a GPU.
 
     The child calls it first thing, before it reads its job (``run_child``'s boot line): a
     ``preexec_fn`` would make the grader fork while its other threads may be inside
@@ -97,8 +127,8 @@ def limits(timeout: float, gpu: bool = False):
     def apply():
         import resource
 
-        cpu = int(timeout) + 5
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+        cpu = max(1, math.ceil(timeout))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024**2, 256 * 1024**2))
         if not gpu:  # a CUDA context reserves far more address space than it uses
@@ -190,17 +220,16 @@ def start_child(
 
 
 def finish_child(proc: subprocess.Popen, job: dict, timeout: float) -> str:
-    """Send ``job`` to a child of ``start_child`` and wait at most ``timeout`` seconds for it;
-    returns "" or why it stopped early."""
+    """Send ``job`` to a child of ``start_child`` (``timeout``: its CPU seconds) and wait for
+    it, at most ``wall_limit(timeout)`` seconds; returns "" or why it stopped early."""
     try:
-        _, err = proc.communicate(json.dumps(job).encode(), timeout=timeout)
+        _, err = proc.communicate(json.dumps(job).encode(), timeout=wall_limit(timeout))
     except subprocess.TimeoutExpired:
         _kill(proc)
-        return f"timed out after {timeout:g} s (an endless loop?)"
-    if proc.returncode != 0:
-        tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
-        return f"the kernel run stopped (exit status {proc.returncode}): {tail[0][:200]}"
-    return ""
+        return stopped_note(timeout, None)
+    _kill(proc)  # what the child started, when its CPU limit (SIGXCPU) ended the child
+    tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
+    return stopped_note(timeout, proc.returncode, tail[0])
 
 
 def stop_child(proc: subprocess.Popen) -> None:

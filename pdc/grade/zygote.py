@@ -215,12 +215,14 @@ class Zygote:
                 fut.set_exception(ZygoteError(f"the {self.name} zygote stopped"))
 
     def run(self, job: dict, cwd: Path, timeout: float, gpu: bool = False) -> str:
-        """Run ``job`` in a fork under ``timeout``; "" or why it stopped early (as
-        :func:`pdc.grade.sandbox.finish_child` words it).
+        """Run ``job`` in a fork with ``timeout`` CPU seconds; "" or why it stopped early
+        (as :func:`pdc.grade.sandbox.finish_child` words it).
 
         Raises:
             ZygoteError: The zygote is gone or did not fork (nothing of the job ran).
         """
+        from pdc.grade import sandbox
+
         stderr = Path(cwd) / f"stderr-{secrets.token_hex(6)}.txt"
         forked: Future = Future()
         with self._lock:
@@ -244,27 +246,28 @@ class Zygote:
             raise ZygoteError(f"the {self.name} zygote did not fork in {FORK_WAIT_S:g} s") from None
         done = self._exit_future(pid)
         try:
-            code = done.result(timeout=timeout)
+            code = done.result(timeout=sandbox.wall_limit(timeout))
         except FutureTimeout:
             _killpg(pid)
             try:
                 done.result(timeout=30)
             except (FutureTimeout, ZygoteError):
                 pass
-            return f"timed out after {timeout:g} s (an endless loop?)"
+            return sandbox.stopped_note(timeout, None)
         except ZygoteError:
             _killpg(pid)
             raise
         finally:
             with self._lock:
                 self._exits.pop(pid, None)
+        _killpg(pid)  # what the job started, when its CPU limit (SIGXCPU) ended the job
+        lines: list = []
         if code != 0:
             try:
                 lines = stderr.read_text(errors="replace").strip().splitlines()
             except OSError:
-                lines = []
-            return f"the kernel run stopped (exit status {code}): {(lines[-1:] or [''])[0][:200]}"
-        return ""
+                pass
+        return sandbox.stopped_note(timeout, code, (lines[-1:] or [""])[0])
 
     def close(self) -> None:
         """Stop the zygote; it kills the jobs still running."""
