@@ -218,6 +218,12 @@ class Frame:
         self.env[name] = value
         self.und[name] = und
 
+    def set(self, name: str, value, und=None):
+        """Assign ``value`` to ``name`` for every thread: for a variable only the active
+        threads read before it is assigned again (pdc.sim.program: block-local ones)."""
+        self.env[name] = value
+        self.und[name] = und
+
     def restrict(self) -> None:
         """Drop threads that exited (a raise in a device function) from the active mask."""
         m = self.m & self.S.alive
