@@ -572,3 +572,22 @@ def shared_by_keywords(x, out):
     s[t] = x[t]
     cuda.syncthreads()
     out[t] = s[31 - t]
+
+
+def divergent_steps(x, out, steps):
+    """Collatz steps: every thread leaves the loop at its own pass, by its own branches."""
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        acc = float32(0.0)
+        k = 0
+        while v != 1:
+            if v % 2 == 0:
+                v = v // 2
+                acc += float32(v) * float32(0.5)
+            else:
+                v = 3 * v + 1
+                acc -= float32(k)
+            k += 1
+        out[i] = acc
+        steps[i] = k

@@ -34,6 +34,26 @@ def test_tiled_matmul_ragged_edges():
     assert rep.conflicts() == 0
 
 
+def test_temporaries_of_a_divergent_loop_keep_each_threads_values():
+    """Threads leave a loop at different passes, by different branches: the temporaries a
+    block assigns without merging (pdc.sim.program) never mix two threads' values."""
+    x = rng.integers(1, 200, 200).astype(np.int64)
+    out, steps = np.zeros(200, np.float32), np.zeros(200, np.int64)
+    assert kinds(run(C.divergent_steps, 4, 64, [x, out, steps])) == {}
+    f32 = np.float32
+    for i, v in enumerate(x.tolist()):
+        acc, k = f32(0.0), 0
+        while v != 1:
+            if v % 2 == 0:
+                v //= 2
+                acc = f32(acc + f32(v) * f32(0.5))
+            else:
+                v = 3 * v + 1
+                acc = f32(acc - f32(k))
+            k += 1
+        assert (out[i], steps[i]) == (acc, k), i
+
+
 def test_reductions_scans_and_atomics():
     x = rng.random(100, dtype=np.float32)
     out = np.zeros(4, np.float32)
