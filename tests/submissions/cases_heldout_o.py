@@ -1,11 +1,13 @@
 """Fresh submissions for exercises 01-11, written after the simulator became the only one:
 correct kernels in styles the grader had not seen (warp-aggregated atomics with
 ``match_any_sync``, shuffle scans, butterfly reductions, aliased imports, string signatures,
-device functions defined after the kernel) earn full marks; wrong ones (a shared histogram
-never zeroed or flushed before the barrier, a shuffle under a partial warp, a softmax
-without the max) fail the criterion a GPU would expose; kernels right but off the
-exercise's brief (Hillis-Steele for a work-efficient scan, two passes for an online
-softmax) lose only that criterion.
+device functions defined after the kernel, a flat padded tile, a shuffle whose value from
+past the warp's end is dropped, uint8 arithmetic that numba widens) earn full marks; wrong
+ones (a shared histogram never zeroed or flushed before the barrier, a shuffle under a
+partial warp, a softmax without the max, a tile overwritten before every warp read it, an
+unpadded flat tile) fail the criterion a GPU or compute-sanitizer would expose; kernels
+right but off the exercise's brief (Hillis-Steele for a work-efficient scan, two passes for
+an online softmax) lose only that criterion.
 """
 
 from __future__ import annotations
@@ -496,6 +498,152 @@ def block_sum(x, partial):
         h >>= 1
     if t == 0:
         partial[blk] = s[0]
+""",
+    ),
+    "hoo_hist_uint8_minus_wraps_ok": dict(
+        exercise="07_histogram",
+        part="histogram_global",
+        full=True,
+        kernel="""
+@cuda.jit
+def histogram_global(values, hist):
+    i = cuda.grid(1)
+    if i < values.size:
+        d = values[i] - BINS  # numba: uint8 - int64 is int64, negative for a reading
+        if d < 0:
+            cuda.atomic.add(hist, values[i], 1)
+""",
+    ),
+    "hoo_shfl_inactive_discarded": dict(
+        exercise="10_warp_reduce",
+        part="block_sum_warp",
+        full=True,
+        kernel="""
+@cuda.jit
+def block_sum_warp(x, partial):
+    ws = cuda.shared.array(WARPS, float32)
+    t = cuda.threadIdx.x
+    lane = t % 32
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else float32(0)
+    for off in (16, 8, 4, 2, 1):
+        other = cuda.shfl_down_sync(FULL_MASK, v, off)
+        if lane + off < 32:  # lanes past the end keep their own value: discarded
+            v += other
+    if lane == 0:
+        ws[t // 32] = v
+    cuda.syncthreads()
+    if t < 32:
+        v = ws[lane] if lane < WARPS else float32(0)
+        for off in (16, 8, 4, 2, 1):
+            v += cuda.shfl_down_sync(FULL_MASK, v, off)
+        if lane == 0:
+            partial[cuda.blockIdx.x] = v
+""",
+    ),
+    "hoo_matmul_tiled_k_outer_while": dict(
+        exercise="03_matmul",
+        part="matmul_tiled",
+        full=True,
+        kernel="""
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sB = cuda.shared.array((TILE, TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.y * TILE + ty
+    col = cuda.blockIdx.x * TILE + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0)
+    k0 = 0
+    while k0 < K:
+        sA[ty, tx] = A[row, k0 + tx] if row < M and k0 + tx < K else float32(0)
+        sB[ty, tx] = B[k0 + ty, col] if k0 + ty < K and col < N else float32(0)
+        cuda.syncthreads()
+        for kk in range(TILE):
+            acc += sA[ty, kk] * sB[kk, tx]
+        cuda.syncthreads()
+        k0 += TILE
+    if row < M and col < N:
+        C[row, col] = acc
+""",
+    ),
+    "hoo_matmul_tiled_missing_second_sync": dict(
+        exercise="03_matmul",
+        part="matmul_tiled",
+        fail=["sync"],
+        passes=["public", "hidden", "bounds"],
+        reason="data races",
+        kernel="""
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sB = cuda.shared.array((TILE, TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.y * TILE + ty
+    col = cuda.blockIdx.x * TILE + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0)
+    for k0 in range(0, K, TILE):
+        sA[ty, tx] = A[row, k0 + tx] if row < M and k0 + tx < K else float32(0)
+        sB[ty, tx] = B[k0 + ty, col] if k0 + ty < K and col < N else float32(0)
+        cuda.syncthreads()
+        for kk in range(TILE):
+            acc += sA[ty, kk] * sB[kk, tx]
+    if row < M and col < N:
+        C[row, col] = acc
+""",
+    ),
+    "hoo_transpose_padded_flat_shared": dict(
+        exercise="09_transpose",
+        part="transpose_padded",
+        full=True,
+        kernel="""
+FLAT = TILE * TILE_PAD  # a flat tile: a named constant, as numba needs
+
+
+@cuda.jit
+def transpose_padded(a, out):
+    tile = cuda.shared.array(FLAT, float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    x0, y0 = cuda.blockIdx.x * TILE, cuda.blockIdx.y * TILE
+    rows, cols = a.shape
+    for j in range(0, TILE, BLOCK_ROWS):
+        if y0 + ty + j < rows and x0 + tx < cols:
+            tile[(ty + j) * TILE_PAD + tx] = a[y0 + ty + j, x0 + tx]
+    cuda.syncthreads()
+    for j in range(0, TILE, BLOCK_ROWS):
+        if x0 + ty + j < cols and y0 + tx < rows:
+            out[x0 + ty + j, y0 + tx] = tile[tx * TILE_PAD + ty + j]
+""",
+    ),
+    "hoo_transpose_padded_unpadded_flat": dict(
+        exercise="09_transpose",
+        part="transpose_padded",
+        fail=["conflicts"],
+        passes=["public", "hidden", "memory"],
+        reason="padding column",
+        kernel="""
+FLAT = TILE * TILE_PAD  # a flat tile: a named constant, as numba needs
+
+
+@cuda.jit
+def transpose_padded(a, out):
+    tile = cuda.shared.array(FLAT, float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    x0, y0 = cuda.blockIdx.x * TILE, cuda.blockIdx.y * TILE
+    rows, cols = a.shape
+    for j in range(0, TILE, BLOCK_ROWS):
+        if y0 + ty + j < rows and x0 + tx < cols:
+            tile[(ty + j) * TILE + tx] = a[y0 + ty + j, x0 + tx]
+    cuda.syncthreads()
+    for j in range(0, TILE, BLOCK_ROWS):
+        if x0 + ty + j < cols and y0 + tx < rows:
+            out[x0 + ty + j, y0 + tx] = tile[tx * TILE + ty + j]
 """,
     ),
 }
