@@ -1,4 +1,4 @@
-"""Fresh submissions for exercises 01-11, written after the simulator became the only one:
+"""Fresh submissions for exercises 01-13, written after the simulator became the only one:
 correct kernels in styles the grader had not seen (warp-aggregated atomics with
 ``match_any_sync``, shuffle scans, butterfly reductions, aliased imports, string signatures,
 device functions defined after the kernel, a flat padded tile, a shuffle whose value from
@@ -7,7 +7,7 @@ ones (a shared histogram never zeroed or flushed before the barrier, a shuffle u
 partial warp, a softmax without the max, a tile overwritten before every warp read it, an
 unpadded flat tile) fail the criterion a GPU or compute-sanitizer would expose; kernels
 right but off the exercise's brief (Hillis-Steele for a work-efficient scan, two passes for
-an online softmax) lose only that criterion.
+an online softmax, a Triton matmul in row-major launch order) lose only that criterion.
 """
 
 from __future__ import annotations
@@ -644,6 +644,110 @@ def transpose_padded(a, out):
     for j in range(0, TILE, BLOCK_ROWS):
         if x0 + ty + j < cols and y0 + tx < rows:
             out[x0 + ty + j, y0 + tx] = tile[tx * TILE + ty + j]
+""",
+    ),
+    "hoo_tsm_exp2_scaled": dict(
+        exercise="12_triton_softmax",
+        part="softmax_kernel",
+        full=True,
+        kernel="""
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    LOG2E: tl.constexpr = 1.4426950408889634
+    m = tl.full([], float("-inf"), tl.float32)
+    s = tl.full([], 0.0, tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        msk = start + offs < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + offs, mask=msk, other=float("-inf")).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, 0))
+        s = s * tl.exp2((m - m_new) * LOG2E) + tl.sum(tl.exp2((x - m_new) * LOG2E), 0)
+        m = m_new
+    inv = 1.0 / s
+    for start in range(0, n_cols, BLOCK):
+        msk = start + offs < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + offs, mask=msk, other=float("-inf"))
+        tl.store(y_ptr + row * y_stride + start + offs, tl.exp2((x - m) * LOG2E) * inv, mask=msk)
+""",
+    ),
+    "hoo_tsm_other_zero": dict(
+        exercise="12_triton_softmax",
+        part="softmax_kernel",
+        fail=["public", "hidden"],
+        passes=[],
+        reason="differs at",
+        kernel="""
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    m = tl.full([], float("-inf"), tl.float32)
+    s = tl.full([], 0.0, tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        msk = start + offs < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + offs, mask=msk, other=0.0)
+        m_new = tl.maximum(m, tl.max(x, 0))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), 0)
+        m = m_new
+    for start in range(0, n_cols, BLOCK):
+        msk = start + offs < n_cols
+        x = tl.load(x_ptr + row * x_stride + start + offs, mask=msk, other=0.0)
+        tl.store(y_ptr + row * y_stride + start + offs, tl.exp(x - m) / s, mask=msk)
+""",
+    ),
+    "hoo_tmm_no_group_simple": dict(
+        exercise="13_triton_matmul",
+        part="matmul_kernel",
+        fail=["l2"],
+        passes=["public", "hidden", "bounds", "memory"],
+        reason="GROUP_M",
+        kernel="""
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    n_tiles = tl.cdiv(N, BLOCK_N)
+    pm = pid // n_tiles
+    pn = pid % n_tiles
+    rm = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pn * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    for k0 in tl.range(0, K, BLOCK_K):
+        rk = k0 + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
+                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn,
+                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+""",
+    ),
+    "hoo_tmm_k_mask_missing": dict(
+        exercise="13_triton_matmul",
+        part="matmul_kernel",
+        fail=["public", "hidden", "bounds"],
+        passes=[],
+        reason="outside every tensor",
+        kernel="""
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    n_tiles = tl.cdiv(N, BLOCK_N)
+    pm = pid // n_tiles
+    pn = pid % n_tiles
+    rm = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pn * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        rk = k0 + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak, mask=rm[:, None] < M, other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn, mask=rn[None, :] < N, other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
 """,
     ),
 }
