@@ -1,6 +1,7 @@
 """Tier 1: backend discovery, selection and the doctor."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -123,3 +124,40 @@ def test_cli_usage_and_unknown_command():
         [sys.executable, "-m", "pdc", "frobnicate"], capture_output=True, text=True
     )
     assert bad.returncode == 2 and "unknown command 'frobnicate'" in bad.stderr
+
+
+_CODEGEN = """
+import numpy as np
+import pdc
+
+cuda = pdc.numba_cuda()
+
+
+@cuda.jit(lineinfo=True, max_registers=32, launch_bounds=(64,), forceinline=True)
+def fill(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = i
+
+
+a = np.zeros(40, np.float32)
+fill[2, 32](a)
+assert (a == np.arange(40)).all(), a
+try:
+    cuda.jit(not_an_option=1)
+except TypeError as e:
+    print("refused:", e)
+"""
+
+
+def test_code_generation_options_run_on_the_simulator_and_others_are_still_refused():
+    """``@cuda.jit(max_registers=64)`` (a chapter suggests it) shapes only the machine code: on
+    numba's simulator it runs, where numba's own simulator ``jit`` raises TypeError."""
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    if pdc.has_gpu():
+        pytest.skip("a GPU machine runs the real cuda.jit, which takes these options itself")
+    out = subprocess.run(
+        [sys.executable, "-c", _CODEGEN], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "refused: jit() got an unexpected keyword argument 'not_an_option'" in out.stdout

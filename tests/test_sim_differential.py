@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.sim_diff_corpus import NUMPY_RULES
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,6 +60,10 @@ def test_every_solution_and_correct_submission_agrees_with_numbas_simulator():
         assert _problems(r) == [], (name, r)
         assert r["exact"], (name, r)
         assert r["worst"] <= 1e-5, (name, r)
+    # Compared with the exercise's reference, since numba's simulator follows NumPy's rules
+    # there: it still does, else the entry goes (tests/sim_diff_corpus.py).
+    for name in NUMPY_RULES:
+        assert ran[name]["numba_differs"], name
 
 
 def test_every_course_kernel_agrees_with_numbas_simulator_or_says_why_not():

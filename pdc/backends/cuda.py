@@ -7,6 +7,7 @@ same kernels run on the CPU and the backend says so: ``simulated`` is True.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -45,7 +46,38 @@ def numba_cuda():
             "and this machine has no GPU; call pdc.numba_cuda() before importing numba.cuda, "
             "or set NUMBA_ENABLE_CUDASIM=1"
         )
+    if _is_sim(cuda):
+        accept_codegen_options(cuda)
     return cuda
+
+
+#: Options of numba-cuda's ``cuda.jit`` that shape only the machine code it generates: line
+#: tables for a profiler, a register cap, launch bounds, link-time optimisation, forced
+#: inlining. numba's CUDA simulator runs a kernel as Python and its ``jit`` refuses them with
+#: TypeError, so a kernel a GPU compiles (``@cuda.jit(max_registers=64)``, as the chapters
+#: suggest) would stop a notebook on a laptop.
+CODEGEN_ONLY = ("lineinfo", "max_registers", "launch_bounds", "lto", "forceinline")
+
+
+def accept_codegen_options(cuda) -> None:
+    """Give the simulator's ``cuda`` module a ``jit`` that takes and ignores ``CODEGEN_ONLY``.
+
+    Written by hand: numba's simulator has no option for it. Only the module attribute is
+    replaced (``cuda.jit``, and ``from numba.cuda import jit`` after this call); every other
+    option still reaches numba's own ``jit``, which refuses what it does not know.
+    """
+    jit = cuda.jit
+    if getattr(jit, "accepts_codegen_options", False):
+        return
+
+    @functools.wraps(jit)
+    def accepting(*args, **kws):
+        for name in CODEGEN_ONLY:
+            kws.pop(name, None)
+        return jit(*args, **kws)
+
+    accepting.accepts_codegen_options = True  # type: ignore[attr-defined]
+    cuda.jit = accepting
 
 
 def _check_numpy_supported() -> None:
