@@ -17,6 +17,7 @@ GPU_REASON = "needs a real CUDA GPU (none found by the driver); runs unchanged o
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     _share_module_fixtures(items)
+    _slow_first(items)
     if pdc.has_gpu():
         return
     skip = pytest.mark.skip(reason=GPU_REASON)
@@ -47,6 +48,25 @@ def _share_module_fixtures(items) -> None:
                     shared.append(f"{d.baseid}::{name}")
         if shared:
             item.add_marker(pytest.mark.xdist_group(min(shared)))
+
+
+def _slow_first(items) -> None:
+    """Tests marked ``slow`` (with the rest of their xdist group) run first.
+
+    pytest-xdist hands tests out in this order: a test of minutes handed out last runs alone
+    while the other worker has nothing left to do. Started first, it runs beside the many
+    short ones. The order within each part is kept.
+    """
+
+    def group(item):
+        m = item.get_closest_marker("xdist_group")
+        return (m.args[0] if m.args else m.kwargs.get("name")) if m else None
+
+    slow_groups = {group(i) for i in items if i.get_closest_marker("slow")} - {None}
+    front = [i for i in items if i.get_closest_marker("slow") or group(i) in slow_groups]
+    if front:
+        chosen = {id(i) for i in front}
+        items[:] = front + [i for i in items if id(i) not in chosen]
 
 
 @pytest.fixture(params=pdc.available_backends())

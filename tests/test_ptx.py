@@ -45,6 +45,7 @@ def course():
 
 # Ten targets: about 9 minutes on a busy 2-core machine (pdc ptx alone: 545 s wall there).
 @needs_compiler
+@pytest.mark.slow
 @pytest.mark.timeout(1500)
 def test_every_course_kernel_compiles_for_every_target_and_every_found_kernel_is_listed(course):
     code, report = course

@@ -11,7 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.sim_diff_corpus import NUMPY_RULES
+
+pytestmark = pytest.mark.slow  # minutes of numba's simulator: started first
 
 ROOT = Path(__file__).resolve().parents[1]
 

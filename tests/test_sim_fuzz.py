@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a child process over 30 random kernels: started first
+
 ROOT = Path(__file__).resolve().parents[1]
 COUNT = int(os.environ.get("PDC_SIM_FUZZ_KERNELS", "30"))
 SEED = int(os.environ.get("PDC_SIM_FUZZ_SEED", "0"))
