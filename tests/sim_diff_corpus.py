@@ -92,6 +92,7 @@ def main() -> int:
         extra = {}
         if name in NUMPY_RULES:
             want = part.reference(case.args)
+            extra["oracle"] = f"the exercise's reference: {NUMPY_RULES[name]}"
             extra["numba_differs"] = any(not np.array_equal(oracle[o], want[o]) for o in oracle)
             oracle = {o: want[o] for o in oracle}
         for o in case.outputs:

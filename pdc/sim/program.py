@@ -9,6 +9,7 @@ constants) are resolved here too and never exist at run time.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,18 +76,12 @@ class _Builder:
         inactive threads' values are never read: a later pass of the block assigns it again
         before it reads it), which spares a serial loop most of its per-statement cost."""
         ir = self.ir
-        assigned: set = set()
-        once: set = set()
-        for blk in self.tir.blocks.values():
-            for st in blk.body:
-                if isinstance(st, ir.Assign):
-                    name = st.target.name
-                    if name in assigned:
-                        once.discard(name)
-                    else:
-                        assigned.add(name)
-                        once.add(name)
-        for blk in self.tir.blocks.values():
+        blocks = self.tir.blocks.values()
+        times = Counter(
+            st.target.name for b in blocks for st in b.body if isinstance(st, ir.Assign)
+        )
+        once = {name for name, n in times.items() if n == 1}
+        for blk in blocks:
             seen: set = set()
             for st in blk.body:
                 if isinstance(st, ir.Assign):

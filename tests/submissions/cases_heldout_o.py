@@ -12,6 +12,40 @@ an online softmax, a Triton matmul in row-major launch order) lose only that cri
 
 from __future__ import annotations
 
+# transpose_padded on a flat tile; the unpadded case indexes the same tile by TILE.
+FLAT_TILE = """
+FLAT = TILE * TILE_PAD  # a flat tile: a named constant, as numba needs
+
+
+@cuda.jit
+def transpose_padded(a, out):
+    tile = cuda.shared.array(FLAT, float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    x0, y0 = cuda.blockIdx.x * TILE, cuda.blockIdx.y * TILE
+    rows, cols = a.shape
+    for j in range(0, TILE, BLOCK_ROWS):
+        if y0 + ty + j < rows and x0 + tx < cols:
+            tile[(ty + j) * TILE_PAD + tx] = a[y0 + ty + j, x0 + tx]
+    cuda.syncthreads()
+    for j in range(0, TILE, BLOCK_ROWS):
+        if x0 + ty + j < cols and y0 + tx < rows:
+            out[x0 + ty + j, y0 + tx] = tile[tx * TILE_PAD + ty + j]
+"""
+
+# A Triton matmul over tiles in row-major order (no GROUP_M): two K loops follow it.
+MM_ROW_MAJOR = """
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    n_tiles = tl.cdiv(N, BLOCK_N)
+    pm = pid // n_tiles
+    pn = pid % n_tiles
+    rm = pm * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pn * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+"""
+
 CASES: dict = {
     "hoo_hist_match_any_aggregated": dict(
         exercise="07_histogram",
@@ -602,24 +636,7 @@ def matmul_tiled(A, B, C):
         exercise="09_transpose",
         part="transpose_padded",
         full=True,
-        kernel="""
-FLAT = TILE * TILE_PAD  # a flat tile: a named constant, as numba needs
-
-
-@cuda.jit
-def transpose_padded(a, out):
-    tile = cuda.shared.array(FLAT, float32)
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    x0, y0 = cuda.blockIdx.x * TILE, cuda.blockIdx.y * TILE
-    rows, cols = a.shape
-    for j in range(0, TILE, BLOCK_ROWS):
-        if y0 + ty + j < rows and x0 + tx < cols:
-            tile[(ty + j) * TILE_PAD + tx] = a[y0 + ty + j, x0 + tx]
-    cuda.syncthreads()
-    for j in range(0, TILE, BLOCK_ROWS):
-        if x0 + ty + j < cols and y0 + tx < rows:
-            out[x0 + ty + j, y0 + tx] = tile[tx * TILE_PAD + ty + j]
-""",
+        kernel=FLAT_TILE,
     ),
     "hoo_transpose_padded_unpadded_flat": dict(
         exercise="09_transpose",
@@ -627,24 +644,7 @@ def transpose_padded(a, out):
         fail=["conflicts"],
         passes=["public", "hidden", "memory"],
         reason="padding column",
-        kernel="""
-FLAT = TILE * TILE_PAD  # a flat tile: a named constant, as numba needs
-
-
-@cuda.jit
-def transpose_padded(a, out):
-    tile = cuda.shared.array(FLAT, float32)
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    x0, y0 = cuda.blockIdx.x * TILE, cuda.blockIdx.y * TILE
-    rows, cols = a.shape
-    for j in range(0, TILE, BLOCK_ROWS):
-        if y0 + ty + j < rows and x0 + tx < cols:
-            tile[(ty + j) * TILE + tx] = a[y0 + ty + j, x0 + tx]
-    cuda.syncthreads()
-    for j in range(0, TILE, BLOCK_ROWS):
-        if x0 + ty + j < cols and y0 + tx < rows:
-            out[x0 + ty + j, y0 + tx] = tile[tx * TILE + ty + j]
-""",
+        kernel=FLAT_TILE.replace(" * TILE_PAD + ", " * TILE + "),
     ),
     "hoo_tsm_exp2_scaled": dict(
         exercise="12_triton_softmax",
@@ -702,18 +702,8 @@ def softmax_kernel(x_ptr, y_ptr, n_cols, x_stride, y_stride, BLOCK: tl.constexpr
         fail=["l2"],
         passes=["public", "hidden", "bounds", "memory"],
         reason="GROUP_M",
-        kernel="""
-@triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
-    n_tiles = tl.cdiv(N, BLOCK_N)
-    pm = pid // n_tiles
-    pn = pid % n_tiles
-    rm = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = pn * BLOCK_N + tl.arange(0, BLOCK_N)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
-    for k0 in tl.range(0, K, BLOCK_K):
+        kernel=MM_ROW_MAJOR
+        + """    for k0 in tl.range(0, K, BLOCK_K):
         rk = k0 + tl.arange(0, BLOCK_K)
         a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
                     mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
@@ -730,18 +720,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
         fail=["public", "hidden", "bounds"],
         passes=[],
         reason="outside every tensor",
-        kernel="""
-@triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
-    n_tiles = tl.cdiv(N, BLOCK_N)
-    pm = pid // n_tiles
-    pn = pid % n_tiles
-    rm = pm * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = pn * BLOCK_N + tl.arange(0, BLOCK_N)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
-    for k0 in range(0, K, BLOCK_K):
+        kernel=MM_ROW_MAJOR
+        + """    for k0 in range(0, K, BLOCK_K):
         rk = k0 + tl.arange(0, BLOCK_K)
         a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak, mask=rm[:, None] < M, other=0.0)
         b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn, mask=rn[None, :] < N, other=0.0)
