@@ -26,8 +26,10 @@ def _later(value=None, error: BaseException | None = None, after: float = 0.0) -
 
 
 def test_outside_a_kernel_the_line_is_waited_for_and_printed(capsys):
-    start = time.perf_counter()
-    pending.show(_later("On a real GPU (sm_90): k: 8 registers", after=0.5), "building")
+    start = time.perf_counter()  # before the work starts, as a check gives it (else a busy
+    # machine may start the work's clock a few milliseconds before show's)
+    work = _later("On a real GPU (sm_90): k: 8 registers", after=0.5)
+    pending.show(work, "building", start=start)
     out = capsys.readouterr().out
     assert out == "On a real GPU (sm_90): k: 8 registers\n"  # no placeholder: nothing updates
     landed = pending.wait_last(timeout=0)
