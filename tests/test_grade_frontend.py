@@ -66,6 +66,20 @@ def multiply(a, b, out):
         x = np.maximum(a[i], np.minimum(a[i], a[i]))
         out[i] = cuda.libdevice.fmaf(x, b[i], float32(0.0))
 """,
+    "constants computed with NumPy's functions and builtins": """
+TPB = 256
+LOG = int(np.log2(TPB))
+HALF = round(TPB / 2)
+SHAPE = (TPB, 1)
+RANK = len(SHAPE)
+BLOCKS = int(np.ceil(1000 / np.float32(TPB)))
+
+@cuda.jit
+def multiply(a, b, out):
+    i = cuda.blockIdx.x * (1 << LOG) + cuda.threadIdx.x
+    if i < out.size and RANK == 2 and HALF == 128 and BLOCKS == 4:
+        out[i] = a[i] * b[i]
+""",
     "a float constant from float('-inf') and math.pi": """
 LOW = float("-inf")
 TAU = 2 * math.pi
@@ -97,6 +111,11 @@ def test_kernels_numba_compiles_earn_full_marks():
             "the global W",
         ),
         ("import os\n@cuda.jit\ndef multiply(a, b, out):\n    os.getpid()\n", "from os"),
+        # Computing it would stop the grader: math.factorial's cost grows with its argument.
+        (
+            "F = math.factorial(10**9)\n@cuda.jit\ndef multiply(a, b, out):\n    out[0] = F\n",
+            "the global F",
+        ),
         ("@cuda.jit\ndef multiply(a, b, out, k=len('ab')):\n    pass\n", "default argument"),
         ("@cuda.jit(link='x.cu')\ndef multiply(a, b, out):\n    pass\n", "option link="),
         ("@cuda.jit(cuda.to_device(1))\ndef multiply(a, b, out):\n    pass\n", "decorator"),

@@ -75,7 +75,10 @@ _BINOPS = {
 }
 #: Longest tuple of numbers taken as a constant (a shape, or unrolled offsets like (16, 8, 4)).
 MAX_TUPLE = 64
-_CALLS: dict[str, Callable] = {"int": int, "float": float, "min": min, "max": max, "abs": abs}
+_CALLS: dict[str, Callable] = {
+    **{"int": int, "float": float, "min": min, "max": max, "abs": abs},
+    **{"round": round, "pow": pow, "len": len},
+}
 _NUMBER = (int, float, bool, np.number, np.bool_)
 #: math functions of numbers a constant may be computed with (``int(math.log2(TPB))``).
 _MATH = frozenset(
@@ -83,6 +86,18 @@ _MATH = frozenset(
     "comb perm factorial sin cos tan asin acos atan atan2 sinh cosh tanh hypot copysign "
     "fmod ldexp radians degrees".split()
 )
+#: NumPy's functions of one or two numbers, as a constant may use them instead of math's
+#: (``int(np.log2(TPB))``, ``int(np.ceil(N / TPB))``): called as NumPy, they give the value,
+#: and the type, that a run of the notebook binds.
+_NUMPY = frozenset(
+    "abs absolute sqrt cbrt square exp exp2 expm1 log log2 log10 log1p power float_power "
+    "floor ceil trunc rint round around fix fabs sign minimum maximum fmin fmax sin cos tan "
+    "arcsin arccos arctan arctan2 sinh cosh tanh hypot copysign fmod mod remainder "
+    "floor_divide true_divide divide add subtract multiply negative left_shift right_shift "
+    "bitwise_and bitwise_or bitwise_xor gcd lcm deg2rad rad2deg degrees radians".split()
+)
+#: Calls whose cost grows with an argument's value, and the largest argument computed.
+_COSTLY: dict[Callable, int] = {pow: 64, math.factorial: 1000, math.comb: 1000, math.perm: 1000}
 _MATH_CONSTANTS = frozenset({"pi", "e", "tau", "inf", "nan"})
 
 
@@ -91,8 +106,8 @@ def _path(node, imports: dict) -> str | None:
 
 
 def _callee(node, imports: dict) -> Callable | None:
-    """The function a constant expression may call: int/float/min/max/abs, a function of
-    ``math``, or a NumPy/numba scalar type (``np.float32(0.5)``)."""
+    """The function a constant expression may call: a builtin of ``_CALLS``, a function of
+    ``math`` or of NumPy on numbers, or a NumPy/numba scalar type (``np.float32(0.5)``)."""
     if isinstance(node, ast.Name) and node.id in _CALLS and node.id not in imports:
         return _CALLS[node.id]
     path = _path(node, imports)
@@ -101,6 +116,8 @@ def _callee(node, imports: dict) -> Callable | None:
     mod, _, attr = path.rpartition(".")
     if mod == "math" and attr in _MATH:
         return getattr(math, attr)
+    if mod == "numpy" and attr in _NUMPY:
+        return getattr(np, attr)
     if mod.split(".")[0] in ("numpy", "numba") and attr in jitkinds.DTYPE_NAMES:
         return getattr(np, "bool_" if attr == "boolean" else attr, None)
     return None
@@ -125,11 +142,11 @@ def constant_number(node: ast.AST, imports: dict) -> Any:
 def _evaluate(node, env: dict, imports: dict | None = None):
     """The value of a constant expression over numbers and known constants, else None.
 
-    Numbers, names of known constants, arithmetic, tuples, ``int``/``float``/``min``/``max``/
-    ``abs``, the functions and constants of ``math`` and NumPy scalar types, as the notebook
-    imported them (``imports``: name -> full path), ``np.finfo``/``np.iinfo`` limits, and
-    ``np.array`` of nested lists of such values (pdc.grade.literals). Nothing else is
-    computed: the grader evaluates this syntax itself and runs none of the notebook's code.
+    Numbers, names of known constants, arithmetic, tuples, the builtins of ``_CALLS``, the
+    functions and constants of ``math``, NumPy's functions of numbers and its scalar types,
+    as the notebook imported them (``imports``: name -> full path), ``np.finfo``/``np.iinfo``
+    limits, and ``np.array`` of nested lists of such values (pdc.grade.literals). Nothing
+    else is computed: the grader evaluates this syntax itself and runs none of the notebook's code.
     """
     imports = imports or {}
     if isinstance(node, ast.Constant):
@@ -181,16 +198,26 @@ def _evaluate(node, env: dict, imports: dict | None = None):
         if f is None:
             return None
         text = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
-        if isinstance(text, str) and len(node.args) == 1 and f not in (min, max, abs):
+        if (
+            isinstance(text, str)
+            and len(node.args) == 1
+            and (f in (int, float) or isinstance(f, type))
+        ):
             try:  # float("-inf"), np.float32("1e-3"): a number written as text
                 out = f(text) if len(text) <= 64 else None
             except (TypeError, ValueError, OverflowError):
                 return None
             return out if isinstance(out, _NUMBER) else None
         vals = [_evaluate(a, env, imports) for a in node.args]
+        if f is len:  # the length of a tuple or array constant: SHAPE = (TILE, TILE + 1)
+            return len(vals[0]) if isinstance(vals[0], tuple | np.ndarray) else None
         if all(isinstance(v, _NUMBER) for v in vals):
+            sizes = vals[1:] if f is pow else vals  # pow's cost grows with its exponent
+            if f in _COSTLY and max(abs(cast(Any, v)) for v in sizes) > _COSTLY[f]:
+                return None  # math.factorial(10**9) would stop the grader, not a notebook
             try:
-                out = f(*vals)
+                with np.errstate(all="ignore"):  # np.log2(0) is -inf in the notebook too
+                    out = f(*vals)
             except (TypeError, ValueError, OverflowError, ArithmeticError):
                 return None
             return out if isinstance(out, _NUMBER) else None
@@ -599,7 +626,8 @@ def _definition_problems(fn: ast.FunctionDef, nb: _Notebook) -> list[str]:
         if n.id in nb.opaque:
             problems.append(
                 f"line {line}: the global {n.id} ({nb.opaque[n.id]}): only constants computed "
-                "from numbers (with math functions) reach a kernel without running the notebook"
+                "from numbers (with math or NumPy functions) reach a kernel without running the "
+                "notebook"
             )
         elif n.id in nb.imports and not jitkinds.importable(nb.imports[n.id]):
             what = nb.imports[n.id] or "an import the grader does not follow"
