@@ -111,6 +111,17 @@ def test_kernels_numba_compiles_earn_full_marks():
             "the global W",
         ),
         ("import os\n@cuda.jit\ndef multiply(a, b, out):\n    os.getpid()\n", "from os"),
+        # A loop or an `if` on a run's value may rebind a constant: only a run knows it.
+        (
+            "S = 0\nfor _ in range(3):\n    S += 1\n@cuda.jit\ndef multiply(a, b, out):\n"
+            "    out[0] = S\n",
+            "the global S (rebound inside `for _ in range(3):`)",
+        ),
+        (
+            "S = 0\nif np.random.rand() > 2:\n    S = 1\n@cuda.jit\ndef multiply(a, b, out):\n"
+            "    out[0] = S\n",
+            "the global S (rebound inside `if np.random.rand() > 2:`)",
+        ),
         # Computing it would stop the grader: math.factorial's cost grows with its argument.
         (
             "F = math.factorial(10**9)\n@cuda.jit\ndef multiply(a, b, out):\n    out[0] = F\n",

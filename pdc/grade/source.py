@@ -284,6 +284,23 @@ def _bindings(node) -> list[tuple[str, ast.expr | None]]:
     return out
 
 
+def _stored_names(body: list) -> set[str]:
+    """The names statements bind in the scope they run in: assignment, loop and ``with``
+    targets, walrus; not the locals of a function, lambda or comprehension inside them."""
+    found: set[str] = set()
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
+            found.add(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        elif isinstance(n, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return found
+
+
 def _signature_text(node) -> Any:
     """A string, or a list or tuple of strings, written as literals (what ``cuda.jit`` takes as
     signatures), else None. Only a decorator may use it (pdc.grade.imports.jit_kind)."""
@@ -328,6 +345,7 @@ class _Notebook:
         self.aliases: dict[str, tuple[str, str]] = {}
         self.alias_src: dict[str, str] = {}
         self.consts: dict = dict(constants)
+        self.constants = constants  # the exercise's: its values win over the notebook's
         self.imports: dict[str, str | None] = {}
         # name -> the statement that bound it to something only a run computes
         self.opaque: dict[str, str] = {}
@@ -376,12 +394,12 @@ class _Notebook:
                         return True
                 header = f"`if {ast.unparse(node.test)[:60]}:`"
                 if taken is None:
-                    self._skipped([node], header)
+                    self._sometimes([node], header)
                 else:
                     where = f"the `else:` of {header}" if taken else header
                     self._skipped(node.orelse if taken else node.body, where)
             elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
-                self._skipped([node], f"`{ast.unparse(node).partition(chr(10))[0][:60]}`")
+                self._sometimes([node], f"`{ast.unparse(node).partition(chr(10))[0][:60]}`")
             else:
                 self._statement(node, src, constants)
         return False
@@ -403,6 +421,21 @@ class _Notebook:
                     f"defined only inside {header}, which the grader does not run: "
                     "define it at the top level of a cell",
                 )
+
+    def _sometimes(self, body: list, header: str) -> None:
+        """A block a run takes some number of times (a loop, an ``if`` on a value only a run
+        knows): its functions are not defined (:meth:`_skipped`), and a constant it may
+        rebind (``S = 0``, then ``S += 1`` in a loop) has a value only a run knows. The
+        exercise's own constants keep their values; functions and imports are left as bound.
+        """
+        self._skipped(body, header)
+        for name in sorted(_stored_names(body)):
+            if name in self.constants or name in self.defs or name in self.aliases:
+                continue
+            if name in self.imports or name.startswith("__"):
+                continue
+            self._forget(name)
+            self.opaque[name] = f"rebound inside {header}"[:80]
 
     def _forget(self, name: str) -> None:
         self.unbound.pop(name, None)
