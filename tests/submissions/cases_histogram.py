@@ -211,4 +211,24 @@ def histogram_shared(values, hist):
             cuda.atomic.add(hist, b, total)
 """,
     ),
+    # Each of the first BINS threads walks the whole stream for its bin: one store each, and
+    # as many operations in every such thread (balanced), but thousands of memory accesses.
+    "histogram_global_thread_per_bin_walks_stream": dict(
+        exercise="07_histogram",
+        part="histogram_global",
+        fail=["parallel"],
+        passes=["public", "hidden", "bounds", "sync"],
+        reason="memory accesses, at most 8 expected",
+        kernel="""
+@cuda.jit
+def histogram_global(values, hist):
+    b = cuda.grid(1)
+    if b < BINS:
+        count = 0
+        for j in range(values.size):
+            if values[j] == b:
+                count += 1
+        hist[b] = count
+""",
+    ),
 }

@@ -28,6 +28,12 @@ from pdc.grade.sizes import past_public
 from pdc.grade.spec import Case, Exercise, Part
 
 TPB = 128  # threads per block
+#: Memory operations one thread of histogram_global may make: its value and its atomic, and
+#: room for a repeated read; a thread that walks the stream for its bin makes thousands.
+GLOBAL_WORK = 8
+#: The busiest thread's operations may exceed the model's budget only when they stay within
+#: this many times the mean of the threads that touch memory (pdc.grade.profile).
+IMBALANCE = 4.0
 BINS = 64  # readings are 6-bit: codes 0..63; codes 64..255 flag a failed reading
 BLOCKS = 4  # the privatised kernel's fixed grid (on a GPU: a few blocks per SM)
 
@@ -235,8 +241,13 @@ HISTOGRAM = Exercise(
             reference=lambda a: {"hist": histogram_spec(a["values"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1},
             max_stores=1,
+            max_work=lambda case: GLOBAL_WORK,
             model_ops=4,  # the model answer's busiest thread (pdc.grade.profile)
             model_span=4,
+            # Warp-aggregated atomics (a ballot loop over the warp's distinct bins, every lane
+            # taking each step) make more operations than the model, and as many in every
+            # lane; one lane pulling its warp's values by shuffles makes them alone.
+            imbalance=IMBALANCE,
             titles={"sync": "no data races (threads that share a bin update it atomically)"},
             rtol=0.0,
             atol=0.0,
