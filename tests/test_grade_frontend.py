@@ -73,11 +73,13 @@ HALF = round(TPB / 2)
 SHAPE = (TPB, 1)
 RANK = len(SHAPE)
 BLOCKS = int(np.ceil(1000 / np.float32(TPB)))
+OFFSETS = (16, 8, 4, 2, 1)
+CHECK = math.prod(SHAPE) + sum(OFFSETS) + max(OFFSETS) + int(np.prod(SHAPE))
 
 @cuda.jit
 def multiply(a, b, out):
     i = cuda.blockIdx.x * (1 << LOG) + cuda.threadIdx.x
-    if i < out.size and RANK == 2 and HALF == 128 and BLOCKS == 4:
+    if i < out.size and RANK == 2 and HALF == 128 and BLOCKS == 4 and CHECK == 559:
         out[i] = a[i] * b[i]
 """,
     "a float constant from float('-inf') and math.pi": """

@@ -76,15 +76,22 @@ _BINOPS = {
 #: Longest tuple of numbers taken as a constant (a shape, or unrolled offsets like (16, 8, 4)).
 MAX_TUPLE = 64
 _CALLS: dict[str, Callable] = {
-    **{"int": int, "float": float, "min": min, "max": max, "abs": abs},
-    **{"round": round, "pow": pow, "len": len},
+    "int": int,
+    "float": float,
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "round": round,
+    "pow": pow,
+    "len": len,
+    "sum": sum,
 }
 _NUMBER = (int, float, bool, np.number, np.bool_)
 #: math functions of numbers a constant may be computed with (``int(math.log2(TPB))``).
 _MATH = frozenset(
     "ceil floor trunc sqrt isqrt exp exp2 expm1 log log2 log10 log1p pow fabs gcd lcm "
     "comb perm factorial sin cos tan asin acos atan atan2 sinh cosh tanh hypot copysign "
-    "fmod ldexp radians degrees".split()
+    "fmod ldexp radians degrees prod".split()
 )
 #: NumPy's functions of one or two numbers, as a constant may use them instead of math's
 #: (``int(np.log2(TPB))``, ``int(np.ceil(N / TPB))``): called as NumPy, they give the value,
@@ -94,10 +101,12 @@ _NUMPY = frozenset(
     "floor ceil trunc rint round around fix fabs sign minimum maximum fmin fmax sin cos tan "
     "arcsin arccos arctan arctan2 sinh cosh tanh hypot copysign fmod mod remainder "
     "floor_divide true_divide divide add subtract multiply negative left_shift right_shift "
-    "bitwise_and bitwise_or bitwise_xor gcd lcm deg2rad rad2deg degrees radians".split()
+    "bitwise_and bitwise_or bitwise_xor gcd lcm deg2rad rad2deg degrees radians prod sum".split()
 )
 #: Calls whose cost grows with an argument's value, and the largest argument computed.
 _COSTLY: dict[Callable, int] = {pow: 64, math.factorial: 1000, math.comb: 1000, math.perm: 1000}
+#: Calls that take a tuple (or array) constant: N = math.prod(SHAPE), LAST = max(OFFSETS).
+_OF_TUPLE = (len, sum, min, max, math.prod, np.prod, np.sum)
 _MATH_CONSTANTS = frozenset({"pi", "e", "tau", "inf", "nan"})
 
 
@@ -209,8 +218,12 @@ def _evaluate(node, env: dict, imports: dict | None = None):
                 return None
             return out if isinstance(out, _NUMBER) else None
         vals = [_evaluate(a, env, imports) for a in node.args]
-        if f is len:  # the length of a tuple or array constant: SHAPE = (TILE, TILE + 1)
-            return len(vals[0]) if isinstance(vals[0], tuple | np.ndarray) else None
+        if len(vals) == 1 and isinstance(vals[0], tuple | np.ndarray) and f in _OF_TUPLE:
+            try:  # len(SHAPE), math.prod(SHAPE), max(OFFSETS): tuples hold only numbers
+                out = f(vals[0])
+            except (TypeError, ValueError):
+                return None
+            return out if isinstance(out, _NUMBER) else None
         if all(isinstance(v, _NUMBER) for v in vals):
             sizes = vals[1:] if f is pow else vals  # pow's cost grows with its exponent
             if f in _COSTLY and max(abs(cast(Any, v)) for v in sizes) > _COSTLY[f]:
@@ -286,13 +299,16 @@ def _bindings(node) -> list[tuple[str, ast.expr | None]]:
 
 def _stored_names(body: list) -> set[str]:
     """The names statements bind in the scope they run in: assignment, loop and ``with``
-    targets, walrus; not the locals of a function, lambda or comprehension inside them."""
+    targets, walrus, ``case`` captures; not the locals of a function, lambda or comprehension
+    inside them."""
     found: set[str] = set()
     todo = list(body)
     while todo:
         n = todo.pop()
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
             found.add(n.id)
+        elif isinstance(n, ast.MatchAs | ast.MatchStar) and n.name:  # case [TILE, *rest]:
+            found.add(n.name)
         elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
         elif isinstance(n, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
