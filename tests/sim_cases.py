@@ -591,3 +591,25 @@ def divergent_steps(x, out, steps):
             k += 1
         out[i] = acc
         steps[i] = k
+
+
+def unsigned_indices(values, x2, out, cnt):
+    """Indices numba types as uint64 (uint8 >> 3) under a partial mask: global, shared,
+    local and view accesses, a range bound, a shuffle's source lane, tuple-indexed atomics."""
+    i = cuda.grid(1)
+    v = values[i % values.size]
+    j = v >> 3
+    s = cuda.shared.array((8, 8), float32)
+    loc = cuda.local.array(8, int32)
+    acc = float32(0)
+    if i % 2 == 0:  # half the lanes: the simulator's path for a partial warp
+        loc[j] = j
+        s[j, i % 8] = x2[j, j]
+        row = x2[j]
+        for q in range(j):
+            acc += row[q]
+        cuda.atomic.add(cnt, (j, j), 1)
+        cuda.atomic.add(s, (j, i % 8), float32(0))
+    w = cuda.shfl_sync(0xFFFFFFFF, acc, j)
+    if i % 2 == 0:
+        out[i] = w + loc[j]

@@ -1,6 +1,6 @@
 """Exercises 12 and 13 (Triton): the grader's source checks, its tracing of the interpreter's
 loads and stores, and the launch-order measure. (tests/test_grade_seeds.py grades the
-solutions under 20 seeds, tests/test_grade_submissions.py the wrong ones.)"""
+solutions under 10 seeds, tests/test_grade_submissions.py the wrong ones.)"""
 
 from __future__ import annotations
 

@@ -54,6 +54,19 @@ def test_temporaries_of_a_divergent_loop_keep_each_threads_values():
         assert (out[i], steps[i]) == (acc, k), i
 
 
+def test_indices_numba_types_as_uint64_address_every_kind_of_memory():
+    """uint8 >> 3 is a uint64 in numba: NumPy would make its product with an int64 stride a
+    float, which no array takes as an index."""
+    values = np.arange(64, dtype=np.uint8)
+    x2 = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out, cnt = np.zeros(64, np.float32), np.zeros((8, 8), np.int32)
+    assert kinds(run(C.unsigned_indices, 1, 64, [values, x2, out, cnt])) == {}
+    sums = [float(x2[v >> 3, : v >> 3].sum()) if v % 2 == 0 else 0.0 for v in range(64)]
+    want = [sums[(i // 32) * 32 + (i >> 3)] + (i >> 3) if i % 2 == 0 else 0 for i in range(64)]
+    np.testing.assert_array_equal(out, np.array(want, np.float32))
+    np.testing.assert_array_equal(cnt, np.diag(np.full(8, 4, np.int32)))
+
+
 def test_reductions_scans_and_atomics():
     x = rng.random(100, dtype=np.float32)
     out = np.zeros(4, np.float32)

@@ -100,8 +100,8 @@ _NUMPY = frozenset(
     "abs absolute sqrt cbrt square exp exp2 expm1 log log2 log10 log1p power float_power "
     "floor ceil trunc rint round around fix fabs sign minimum maximum fmin fmax sin cos tan "
     "arcsin arccos arctan arctan2 sinh cosh tanh hypot copysign fmod mod remainder "
-    "floor_divide true_divide divide add subtract multiply negative left_shift right_shift "
-    "bitwise_and bitwise_or bitwise_xor gcd lcm deg2rad rad2deg degrees radians prod sum".split()
+    "left_shift right_shift bitwise_and bitwise_or bitwise_xor gcd lcm deg2rad rad2deg "
+    "degrees radians prod sum".split()
 )
 #: Calls whose cost grows with an argument's value, and the largest argument computed.
 _COSTLY: dict[Callable, int] = {pow: 64, math.factorial: 1000, math.comb: 1000, math.perm: 1000}

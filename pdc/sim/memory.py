@@ -118,6 +118,9 @@ class SimArray:
         memo_terms = []  # (memo entry, stride, product) of in-range vectors seen before
         for ix, dim, stride in zip(index, self.shape, self.cstrides):
             v = np.asarray(ix)
+            if v.dtype == np.uint64:  # numba types uint8 >> 2 as uint64: never negative, and
+                # NumPy would make its product with an int64 stride a float
+                v = np.minimum(v, np.uint64(1 << 62)).astype(np.int64)
             if v.ndim and full and isinstance(ix, np.ndarray):
                 # Index vectors often come back unchanged (threadIdx-based ones inside a
                 # loop): their bounds and scaled offsets are computed once per launch.
