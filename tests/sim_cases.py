@@ -613,3 +613,25 @@ def unsigned_indices(values, x2, out, cnt):
     w = cuda.shfl_sync(0xFFFFFFFF, acc, j)
     if i % 2 == 0:
         out[i] = w + loc[j]
+
+
+def libdevice_calls(x, y, i, fo, io):
+    """libdevice functions beyond math's names: rounded-to-nearest arithmetic,
+    saturating conversions, reinterpretation and integer helpers (pdc.sim.libdevice)."""
+    t = cuda.grid(1)
+    if t < x.size:
+        a, b, n = x[t], y[t], i[t]
+        fo[t, 0] = cuda.libdevice.fmul_rn(a, b)
+        fo[t, 1] = cuda.libdevice.fdiv_rn(a, b)
+        fo[t, 2] = cuda.libdevice.saturatef(a)
+        fo[t, 3] = cuda.libdevice.fdimf(a, b)
+        fo[t, 4] = cuda.libdevice.int_as_float(cuda.libdevice.float_as_int(a))
+        io[t, 0] = cuda.libdevice.float2int_rn(a * float32(1e9))
+        io[t, 1] = cuda.libdevice.float2int_rz(a)
+        io[t, 2] = cuda.libdevice.float2int_rd(a)
+        io[t, 3] = cuda.libdevice.popc(n)
+        io[t, 4] = cuda.libdevice.clz(n)
+        io[t, 5] = cuda.libdevice.ffs(n)
+        io[t, 6] = cuda.libdevice.brev(n)
+        io[t, 7] = cuda.libdevice.mulhi(n, n)
+        io[t, 8] = cuda.libdevice.rhadd(n, 3)

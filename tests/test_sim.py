@@ -67,6 +67,33 @@ def test_indices_numba_types_as_uint64_address_every_kind_of_memory():
     np.testing.assert_array_equal(cnt, np.diag(np.full(8, 4, np.int32)))
 
 
+def test_libdevice_functions_beyond_maths_names():
+    """Rounded-to-nearest arithmetic, PTX's saturating float -> int conversions (NaN -> 0),
+    reinterpretation and integer helpers, against values worked out by hand."""
+    x = np.array([0.5, -1.5, 2.5, 3e9, np.nan, -7.25], np.float32)
+    y = np.array([2.0, 0.5, -3.0, 1.0, 1.0, 0.0], np.float32)
+    i = np.array([0, 1, -1, 12, 2**31 - 1, 256], np.int32)
+    fo, io = np.zeros((6, 5), np.float32), np.zeros((6, 9), np.int32)
+    assert kinds(run(C.libdevice_calls, 1, 32, [x, y, i, fo, io])) == {}
+    np.testing.assert_array_equal(fo[:, 0], x * y)
+    np.testing.assert_array_equal(
+        fo[:, 1], np.array([0.25, -3, 2.5 / -3, 3e9, np.nan, -np.inf], np.float32)
+    )
+    np.testing.assert_array_equal(fo[:, 2], [0.5, 0, 1, 1, 0, 0])  # NaN saturates to 0
+    np.testing.assert_array_equal(fo[:, 3], [0, 0, 5.5, np.float32(3e9) - 1, np.nan, 0])
+    np.testing.assert_array_equal(fo[:, 4], x)
+    top, low = 2**31 - 1, -(2**31)
+    np.testing.assert_array_equal(io[:, 0], [500000000, -1500000000, top, top, 0, low])
+    np.testing.assert_array_equal(io[:, 1], [0, -1, 2, top, 0, -7])
+    np.testing.assert_array_equal(io[:, 2], [0, -2, 2, top, 0, -8])
+    np.testing.assert_array_equal(io[:, 3], [0, 1, 32, 2, 31, 1])  # popc
+    np.testing.assert_array_equal(io[:, 4], [32, 31, 0, 28, 1, 23])  # clz
+    np.testing.assert_array_equal(io[:, 5], [0, 1, 1, 3, 1, 9])  # ffs
+    np.testing.assert_array_equal(io[:, 6], [0, low, -1, 0x30000000, -2, 1 << 23])  # brev
+    np.testing.assert_array_equal(io[:, 7], [0, 0, 0, 0, 2**30 - 1, 0])  # mulhi(n, n)
+    np.testing.assert_array_equal(io[:, 8], [2, 2, 1, 8, 2**30 + 1, 130])  # rhadd(n, 3)
+
+
 def test_reductions_scans_and_atomics():
     x = rng.random(100, dtype=np.float32)
     out = np.zeros(4, np.float32)

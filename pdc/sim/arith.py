@@ -336,16 +336,18 @@ def _erf(x):
 
 def math_function(name: str, sig):
     """``math.<name>``, ``np.<name>`` or ``cuda.libdevice.<name>`` for numba's signature."""
-    from pdc.sim import mathmore
+    from pdc.sim import libdevice, mathmore
 
     def lookup(key):
-        return _MATH[key] if _MATH.get(key) is not None else mathmore.TABLE.get(key)
+        if _MATH.get(key) is not None:
+            return _MATH[key]
+        return mathmore.TABLE.get(key, libdevice.TABLE.get(key))
 
     base = name
     if base.startswith("fast_"):
         base = base[5:]
     impl = lookup(base)
-    known = set(_MATH) | set(mathmore.TABLE)
+    known = set(_MATH) | set(mathmore.TABLE) | set(libdevice.TABLE)
     if impl is None and base.endswith("f") and base[:-1] in known:
         base = base[:-1]  # libdevice's float32 spellings: expf, sqrtf, fmaxf
         impl = lookup(base)
