@@ -11,6 +11,7 @@ import numpy as np
 
 from pdc.sim import arith, machine, memops, races
 from pdc.sim.frontend import Unsupported, dtype_of
+from pdc.sim.libdevice import BITS as _BITS
 from pdc.sim.machine import WARP, Frame, check_defined, values, vec
 from pdc.sim.memory import LOCAL, SHARED, SimArray
 from pdc.sim.warpops import (
@@ -299,23 +300,8 @@ def _bitops(name):
                 if x is not None:
                     u = x if u is None else u | x
             x = vals[0]
-            bits = x.dtype.itemsize * 8
-            ux = x.astype(f"u{x.dtype.itemsize}")
-            if name == "popc":
-                out = np.bitwise_count(ux)
-            elif name == "brev":
-                out = np.zeros_like(ux)
-                for i in range(bits):
-                    out |= ((ux >> i) & 1) << (bits - 1 - i)
-            elif name == "clz":
-                # bit by bit: a float log2 rounds 64-bit values up (2**64 - 1 gave -1)
-                length = np.zeros(ux.shape, np.int64)
-                for i in range(bits):
-                    length = np.where((ux >> np.uint8(i)) != 0, i + 1, length)
-                out = bits - length
-            elif name == "ffs":
-                low = ux & (~ux + 1)
-                out = np.where(ux == 0, 0, np.log2(np.maximum(low, 1)).astype(np.int64) + 1)
+            if name in _BITS:  # cuda.popc/brev/clz/ffs are libdevice's functions
+                out = _BITS[name](x)
             elif name == "fma":
                 out = arith.fma(*vals)
             elif name == "cbrt":

@@ -81,6 +81,10 @@ def _brev(x):
     return out
 
 
+#: The bit functions cuda.popc/brev/clz/ffs share with libdevice (pdc.sim.cudaops).
+BITS = {"popc": _popc, "brev": _brev, "clz": _clz, "ffs": _ffs}
+
+
 def _mulhi(x, y):
     """The high half of the full product (32-bit operands: exact in 64 bits)."""
     a, b = np.asarray(x), np.asarray(y)
