@@ -11,6 +11,11 @@ import pytest
 
 import pdc
 
+# numba.cuda is the simulator or the real driver for a whole process, chosen at its first
+# import: choose it here, before any test module imports it, so that no test depends on
+# which module pytest happens to collect first.
+pdc.numba_cuda()
+
 GPU_REASON = "needs a real CUDA GPU (none found by the driver); runs unchanged on a GPU machine"
 
 
