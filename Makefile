@@ -13,7 +13,7 @@ STACK ?= $(shell $(PYTHON) pdc/backends/_probe.py stack 2>/dev/null || echo cpu)
 EXTRAS := course,dev,metal,$(if $(filter cpu,$(STACK)),ptx,cuda$(subst cu,,$(STACK)))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: check-installs env lab test lint test-unit test-notebooks test-book book serve-book assign grade bench doctor gpu-report clean
+.PHONY: check-installs env lab test lint test-unit test-notebooks test-book book serve-book assign grade bench oracle doctor gpu-report clean
 
 env: $(STAMP)
 
@@ -83,6 +83,13 @@ grade: env
 
 bench: env
 	$(BIN)/pdc bench ring
+
+# The differential tests' kept results of numba's CUDA simulator (tests/numba_oracle.py),
+# run afresh and rewritten: after a kernel, a case's inputs or numba's version changes.
+oracle: env
+	for m in sim_diff sim_diff_corpus sim_diff_course; do \
+	  NUMBA_ENABLE_CUDASIM=1 PDC_ORACLE=write $(BIN)/python -m tests.$$m >/dev/null || exit 1; \
+	done
 
 # On a machine with an NVIDIA GPU, with its own Python (never a new environment from a
 # package registry): tests with PDC_BACKEND=cuda, every notebook, `pdc bench ring`.

@@ -6,6 +6,7 @@ simulator runs in this process and pdc.sim in its worker process.
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -37,13 +38,23 @@ def main() -> int:
     from numba import cuda
 
     import pdc.sim as sim
+    from tests.numba_oracle import Oracle
 
+    kept = Oracle("sim_diff")
+    text = Path(C.__file__).read_text()  # the kernels and the device functions they call
     out = {}
     for name, kernel, grid, block, args, tol in cases():
         mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         rep = sim.launch(kernel, grid, block, mine)
-        cuda.jit(kernel)[grid, block](*theirs)
+        kept.launch(
+            lambda a, k=kernel, g=grid, b=block: cuda.jit(k)[g, b](*a),
+            text,
+            kernel.__name__,
+            grid,
+            block,
+            theirs,
+        )
         worst = 0.0
         for m, t in zip(mine, theirs):
             if isinstance(m, np.ndarray):
@@ -53,7 +64,8 @@ def main() -> int:
                     err = np.abs(m.astype(np.float64) - t) / np.maximum(1, np.abs(t))
                     worst = max(worst, float(err.max()))
         out[name] = {"worst": worst, "tol": tol, "findings": sorted(rep.findings)}
-    print(json.dumps(out))
+    kept.save()
+    print(json.dumps({"results": out, "oracle": kept.summary()}))
     return 0
 
 

@@ -66,9 +66,11 @@ def corpus():
 def main() -> int:
     import pdc
     import pdc.sim as sim
+    from tests.numba_oracle import Oracle
 
     pdc.numba_cuda()  # numba's simulator (NUMBA_ENABLE_CUDASIM=1), as a chapter gets it
 
+    kept = Oracle("sim_diff_corpus")
     out = {}
     for name, part, text in corpus():
         ns: dict = {"__name__": "kernel"}
@@ -82,7 +84,8 @@ def main() -> int:
         a1 = [v.copy() if isinstance(v, np.ndarray) else v for v in case.args.values()]
         a2 = [v.copy() if isinstance(v, np.ndarray) else v for v in case.args.values()]
         try:
-            k[case.grid, case.block](*a1)
+            g, b = case.grid, case.block
+            kept.launch(lambda a, k=k, g=g, b=b: k[g, b](*a), text, part.name, g, b, a1)
         # numba's simulator lacks warp shuffles, match_*, ...; and it casts with NumPy's
         # checks, so uint32(-1) raises where a GPU wraps it to 2**32 - 1.
         except (AttributeError, OverflowError) as e:
@@ -106,7 +109,8 @@ def main() -> int:
                 d = np.abs(x.astype(np.float64) - y) / np.maximum(1.0, np.abs(x))
                 worst = max(worst, float(np.nanmax(d)) if d.size else 0.0)
         out[name] = {"worst": worst, "exact": exact, "findings": sorted(rep.findings), **extra}
-    print(json.dumps(out))
+    kept.save()
+    print(json.dumps({"results": out, "oracle": kept.summary()}))
     return 0
 
 

@@ -128,7 +128,7 @@ def course_kernels() -> list:
     return [f for f in find_all(ROOT) if f.path.startswith(PLACES)]
 
 
-def _module(found) -> dict:
+def _module(found) -> tuple[str, dict]:
     import linecache
 
     from pdc.ptx.manifest import KERNELS, PRELUDE
@@ -141,7 +141,7 @@ def _module(found) -> dict:
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     ns: dict = {"__name__": "course_kernel"}
     exec(compile(text, filename, "exec"), ns)  # noqa: S102 - the course's own kernels
-    return ns
+    return text, ns
 
 
 def _inputs(found, ns, rng):
@@ -155,18 +155,19 @@ def _inputs(found, ns, rng):
     return INPUTS[found.name](rng, ns)
 
 
-def compare(found) -> dict:
-    """Run one kernel on both simulators; how its array arguments compare afterwards."""
+def compare(found, kept) -> dict:
+    """Run one kernel on both simulators (numba's result kept in ``kept``, a
+    tests.numba_oracle.Oracle); how its array arguments compare afterwards."""
     from numba import cuda
 
     import pdc.sim as sim
 
-    ns = _module(found)
+    text, ns = _module(found)
     fn = ns[found.name]
     grid, block, args = _inputs(found, ns, np.random.default_rng(11))
     theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    cuda.jit(fn)[grid, block](*theirs)
+    kept.launch(lambda a: cuda.jit(fn)[grid, block](*a), text, found.name, grid, block, theirs)
     rep = sim.launch(fn, grid, block, mine)
     worst, exact = 0.0, True
     for t, m in zip(theirs, mine):
@@ -182,12 +183,16 @@ def compare(found) -> dict:
 
 
 def main() -> int:
+    from tests.numba_oracle import Oracle
+
+    kept = Oracle("sim_diff_course")
     out = {}
     for found in course_kernels():
         key = f"{found.path}:{found.name}"
         why = RING if found.kind == "handler" else NOT_COMPARED.get((found.path, found.name))
-        out[key] = {"skipped": why} if why else compare(found)
-    print(json.dumps(out))
+        out[key] = {"skipped": why} if why else compare(found, kept)
+    kept.save()
+    print(json.dumps({"results": out, "oracle": kept.summary()}))
     return 0
 
 
