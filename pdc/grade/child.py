@@ -148,7 +148,10 @@ def run_part(part: dict, work: Path, out: Path, nonce: str, gpu: bool) -> None:
                 if isinstance(a, np.ndarray):
                     rep.atomic_counts[name] = np.zeros(a.shape, np.int64)
         else:
-            rep = sim.launch_here(kernel, grid, block, args, case["names"])
+            limit = case.get("ops_limit")
+            rep = sim.launch_here(
+                kernel, grid, block, args, case["names"], ops_limit=limit and tuple(limit)
+            )
         arrays = {}
         for name, a in zip(case["names"], args):
             if name in case["outputs"]:

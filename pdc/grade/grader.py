@@ -49,6 +49,22 @@ from pdc.grade.simreport import FINDING_KINDS, Dim3, LaunchReport
 #: CPU seconds one kernel's run (all its cases) may take: a safety net; the simulator's
 #: step and memory-operation budgets stop an endless loop first (pdc.sim.machine).
 DEFAULT_TIMEOUT_S = 60.0
+#: A thread of a part with a work budget (Part.max_work) may make this many times the memory
+#: operations the whole launch is allowed (its budget times the launch's threads) before its
+#: loop counts as endless: more than one thread doing every thread's work, twice over. A
+#: correct kernel, however serial, stays under it; an endless loop stops in a few seconds
+#: rather than at pdc.sim.machine.OPS_PER_THREAD.
+SERIAL_SLACK = 2
+OPS_FLOOR = 2_000  # and never fewer than this many
+
+
+def _ops_limit(part, case) -> list | None:
+    """[memory operations one thread may make, why] for ``case``, or None (the default)."""
+    if part is None or part.max_work is None:
+        return None
+    threads = int(np.prod(case.grid)) * int(np.prod(case.block))
+    most = max(OPS_FLOOR, SERIAL_SLACK * int(part.max_work(case)) * threads)
+    return [most, "twice what all the launch's threads together are expected to make"]
 
 
 @dataclass
@@ -91,7 +107,7 @@ class Submission:
         return round(sum(p.max_score for p in self.parts), 2)
 
 
-def _write_inputs(cases, folder: Path, prefix: str = "") -> list[dict]:
+def _write_inputs(cases, folder: Path, prefix: str = "", part=None) -> list[dict]:
     specs = []
     for k, c in enumerate(cases):
         cid = f"{prefix}c{k}"
@@ -111,6 +127,7 @@ def _write_inputs(cases, folder: Path, prefix: str = "") -> list[dict]:
                 "grid": list(c.grid),
                 "block": list(c.block),
                 "outputs": list(c.outputs),
+                "ops_limit": _ops_limit(part, c),
             }
         )
     return specs
@@ -324,7 +341,7 @@ def _run_child(jobs: list, timeout: float, gpu: bool) -> tuple[list, list]:
                     "id": f"p{k}",
                     "kernel": j.part.name,
                     "module": gate.module_text(j.ext, j.part.name),
-                    "cases": _write_inputs(j.cases, ws.inputs, f"p{k}"),
+                    "cases": _write_inputs(j.cases, ws.inputs, f"p{k}", j.part),
                 }
             )
         job = {

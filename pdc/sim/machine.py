@@ -76,7 +76,7 @@ class KernelError(Exception):
 class Launch:
     """Everything one launch shares: geometry, threads' state, arrays and findings."""
 
-    def __init__(self, grid, block, kernel_name: str = "", record: bool = False):
+    def __init__(self, grid, block, kernel_name: str = "", record: bool = False, ops_limit=None):
         gx, gy, gz = grid
         bx, by, bz = block
         self.grid, self.block = tuple(grid), tuple(block)
@@ -120,6 +120,10 @@ class Launch:
         self.ss = Counts(n)
         self.at = np.zeros(n, np.int64)
         self.mops = Counts(n)  # memory operations per thread
+        # pdc.sim.run.launch_here: a tighter limit than OPS_PER_THREAD, and why it holds
+        self.ops_limit, self.ops_why = OPS_PER_THREAD, ""
+        if ops_limit is not None and int(ops_limit[0]) < OPS_PER_THREAD:
+            self.ops_limit, self.ops_why = int(ops_limit[0]), f" ({ops_limit[1]})"
         self.alu = Counts(n)  # other operations per thread (pdc.sim.work)
         self.shuffles = Counts(n)  # values a thread read from another lane's register
         self.spans = Spans(n)
@@ -144,11 +148,11 @@ class Launch:
         """Count one memory instruction for ``lanes``; stop a launch that loops without end."""
         self.mops.add(lanes)
         self.mem_instructions += 1
-        if self.mem_instructions % 256 == 0 and self.mops.max() > OPS_PER_THREAD:
+        if self.mem_instructions % 256 == 0 and self.mops.max() > self.ops_limit:
             k = int(np.argmax(self.mops.vec))
             raise KernelError(
-                f"more than {OPS_PER_THREAD:,} memory operations per thread: an endless "
-                f"loop? ({self.where(k)})"
+                f"more than {self.ops_limit:,} memory operations per thread{self.ops_why}: "
+                f"an endless loop? ({self.where(k)})"
             )
 
     def operations(self) -> np.ndarray:

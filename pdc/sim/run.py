@@ -30,8 +30,12 @@ def dim3(v, what: str = "grid") -> tuple:
     return (t + (1, 1))[:3]
 
 
-def launch_here(kernel, grid, block, args, names=None, record: bool = False):
+def launch_here(kernel, grid, block, args, names=None, record: bool = False, ops_limit=None):
     """Run ``kernel[grid, block](*args)`` on the SIMT machine; arrays are updated in place.
+
+    ``ops_limit``: (memory operations, why) one thread may make before the launch counts as
+    an endless loop, when fewer than pdc.sim.machine.OPS_PER_THREAD (the grader's, from what
+    the whole launch is expected to make: pdc.grade.grader).
 
     Returns:
         A pdc.grade.simreport.LaunchReport.
@@ -48,7 +52,7 @@ def launch_here(kernel, grid, block, args, names=None, record: bool = False):
     if names is None:
         code = fn.__code__
         names = list(code.co_varnames[: code.co_argcount])
-    S = machine.Launch(grid, block, fn.__name__, record)
+    S = machine.Launch(grid, block, fn.__name__, record, ops_limit)
     host = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
     sim_args = []
     for name, a in zip(names, host):
