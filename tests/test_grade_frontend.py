@@ -129,6 +129,12 @@ def test_kernels_numba_compiles_earn_full_marks():
             "F = math.factorial(10**9)\n@cuda.jit\ndef multiply(a, b, out):\n    out[0] = F\n",
             "the global F",
         ),
+        # Read before the cell that defines it: a run from the top stops with a NameError.
+        (
+            "WORDS = TILE * PAD\nPAD = 33\n@cuda.jit\ndef multiply(a, b, out):\n"
+            "    out[0] = WORDS\n",
+            "the global WORDS (WORDS = TILE * PAD) reads TILE before the notebook defines it",
+        ),
         ("@cuda.jit\ndef multiply(a, b, out, k=len('ab')):\n    pass\n", "default argument"),
         ("@cuda.jit(link='x.cu')\ndef multiply(a, b, out):\n    pass\n", "option link="),
         ("@cuda.jit(cuda.to_device(1))\ndef multiply(a, b, out):\n    pass\n", "decorator"),

@@ -18,6 +18,7 @@ use: those get a specific reason instead of numba's "name is not defined".
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import math
 import textwrap
@@ -352,6 +353,22 @@ def parse_cell(src: str) -> ast.Module | None:
         return None
 
 
+def _binds(node: ast.AST) -> set[str]:
+    """Every name ``node`` may bind: assigned, defined, imported (inner scopes too: erring
+    towards "bound" only keeps a NameError's wording out of a message)."""
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(n.name)
+        elif isinstance(n, ast.Import | ast.ImportFrom):
+            out |= {(a.asname or a.name).partition(".")[0] for a in n.names}
+        elif isinstance(n, ast.MatchAs | ast.MatchStar) and n.name:
+            out.add(n.name)
+    return out
+
+
 class _Notebook:
     """The names a top-to-bottom run of the cells leaves bound: functions, constants, imports."""
 
@@ -370,6 +387,9 @@ class _Notebook:
         # name -> why a run may leave it unbound: "del k", a block a run may skip
         self.unbound: dict[str, str] = {}
         self.runs: list[str] = []  # %run / %load lines: files the grader does not read
+        self.seen: set[str] = set()  # every name a statement so far may have bound
+        # name -> a name its value reads that nothing above binds (a NameError in a run)
+        self.early: dict[str, str] = {}
         for src in cells:
             tree = parse_cell(src)
             if tree is None:  # the cell would stop at its syntax error and define nothing
@@ -418,6 +438,7 @@ class _Notebook:
                 self._sometimes([node], f"`{ast.unparse(node).partition(chr(10))[0][:60]}`")
             else:
                 self._statement(node, src, constants)
+            self.seen |= _binds(node)
         return False
 
     def _test_value(self, node: ast.expr) -> Any:
@@ -455,6 +476,7 @@ class _Notebook:
 
     def _forget(self, name: str) -> None:
         self.unbound.pop(name, None)
+        self.early.pop(name, None)
         for table in (self.defs, self.aliases, self.consts, self.imports, self.opaque, self.texts):
             table.pop(name, None)
 
@@ -521,6 +543,17 @@ class _Notebook:
                     self.texts[name] = text
                 else:
                     self.opaque[name] = ast.unparse(node)[:80]
+                    if value is not None and (missing := self._unbound_in(value)):
+                        self.early[name] = missing
+
+    def _unbound_in(self, value: ast.expr) -> str:
+        """The first name ``value`` reads that no statement above binds ("": none)."""
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                known = n.id in self.seen or n.id in self.consts or hasattr(builtins, n.id)
+                if not known:
+                    return n.id
+        return ""
 
     def kind(self, name: str) -> tuple[str, str]:
         """(jit kind, problem) of a function or alias name (see pdc.grade.imports.jit_kind)."""
@@ -672,7 +705,13 @@ def _definition_problems(fn: ast.FunctionDef, nb: _Notebook) -> list[str]:
         if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load) or n.id in local:
             continue
         line = n.lineno - fn.lineno + 1
-        if n.id in nb.opaque:
+        if n.id in nb.early:
+            problems.append(
+                f"line {line}: the global {n.id} ({nb.opaque[n.id]}) reads {nb.early[n.id]} "
+                "before the notebook defines it: run from the top, the notebook stops there "
+                "with a NameError"
+            )
+        elif n.id in nb.opaque:
             problems.append(
                 f"line {line}: the global {n.id} ({nb.opaque[n.id]}): only constants computed "
                 "from numbers (with math or NumPy functions) reach a kernel without running the "
