@@ -73,7 +73,12 @@ def compile_expr(bld, e, t, site, line, tgt):
         if not is_scalar(t):
             return lambda fr: (None, None)
         zero = dtype_of(t).type(0)
-        return lambda fr: (zero, np.ones(fr.S.N, dtype=bool))
+
+        def unassigned(fr):
+            fr.S.undef_from.add("unassigned")
+            return zero, np.ones(fr.S.N, dtype=bool)
+
+        return unassigned
     raise Unsupported(f"the simulator does not support the operation {op!r} yet ({site})")
 
 

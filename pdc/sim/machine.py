@@ -138,6 +138,11 @@ class Launch:
         # only within one pass of straight-line code, where a name holds one value).
         self.passes = np.zeros(n, np.int64)
         self.undef_origin = ""
+        # Where undefined values came from: "outside" (a read out of range), "unwritten",
+        # "race", "shuffle", "unassigned". Only "outside": an undefined value that reaches
+        # memory, an address or a branch was reported already, as the out-of-range read
+        # that made it (compute-sanitizer's memcheck reports that read, and nothing more).
+        self.undef_from: set = set()
         self._bases: dict = {}
         self.imemo: dict = {}  # id of an index vector -> [it, min, max, {stride: offsets}]
         from pdc.sim.analysis import Analysis
@@ -368,7 +373,7 @@ def vec(v, n: int) -> np.ndarray:
 
 def check_defined(fr: Frame, und, what: str, site: str) -> None:
     """Report active threads whose ``und`` mask says a value used as ``what`` is undefined."""
-    if und is None:
+    if und is None or fr.S.undef_from == {"outside"}:
         return
     bad = und[fr.lanes]
     if bad.any():

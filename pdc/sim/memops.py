@@ -145,6 +145,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int, same=
     if not arr.all_defined:
         never = ~arr.defined[f] & ok  # a read outside the array is reported as one
         if never.any():
+            S.undef_from.add("unwritten")
             if not S.undef_origin:
                 k = int(np.argmax(never))
                 S.undef_origin = f"{arr.element(f[k])} read before any write, {site}"
@@ -154,6 +155,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int, same=
         fo, lo = f, lanes
     else:
         vals = np.where(ok, vals, poison(arr.dtype))
+        S.undef_from.add("outside")
         if not S.undef_origin:
             S.undef_origin = f"a read outside {arr.name}, {site}"
         good = np.flatnonzero(ok)
@@ -183,6 +185,7 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int, same=
                     count=int(stale.sum()),
                 )
         if racy is not None and racy.any():
+            S.undef_from.add("race")
             if not S.undef_origin:
                 k = int(np.argmax(racy))
                 S.undef_origin = (
@@ -228,7 +231,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
     vals = cast(v if v.ndim == 0 else (v if lanes.size == S.N else v[lanes]), arr.dtype)
     if np.ndim(vals) == 0:
         vals = np.full(lanes.size, vals, dtype=arr.dtype)
-    vu = vund[lanes] if vund is not None else None
+    vu = vund[lanes] if vund is not None and S.undef_from != {"outside"} else None
     if vu is not None and arr.kind == GLOBAL and (vu & ok).any():
         k = int(np.argmax(vu & ok))
         origin = f" (first undefined value: {S.undef_origin})" if S.undef_origin else ""
@@ -305,7 +308,7 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
     old = np.full(lanes.size, poison(arr.dtype), dtype=arr.dtype)
     good = np.flatnonzero(ok)
     fo, lo = f[good], lanes[good]
-    if vund is not None and (vu := vund[lo]).any():
+    if vund is not None and S.undef_from != {"outside"} and (vu := vund[lo]).any():
         # The word ends up holding garbage, as a store of that value would leave it.
         k = int(np.argmax(vu))
         origin = f" (first undefined value: {S.undef_origin})" if S.undef_origin else ""

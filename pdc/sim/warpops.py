@@ -122,6 +122,8 @@ def shuffle(kind):
             ok = ((act >> src) & 1).astype(bool) & ((mk >> src) & 1).astype(bool)
             u = ~ok
             bad = u[fr.lanes]
+            if bad.any():
+                S.undef_from.add("shuffle")
             if bad.any() and not S.undef_origin:
                 k = fr.lanes[int(np.argmax(bad))]
                 S.undef_origin = (
