@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdc.grade.judge import Verdict
+from pdc.ring.handlers.guards import FAULT
 
 from .ring_spec import REPLY, STATE, stream_expected
 
@@ -47,7 +48,13 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
         want, states = stream_expected(case.args["requests"]["x"])
         problem = None
         if (status != 0).any():
-            problem = f"handler returned error code {int(status[status != 0][0])}"
+            code = int(status[status != 0][0])
+            problem = f"handler returned error code {code}"
+            if code == FAULT:
+                problem += (
+                    " (a fault: it divided by zero, or stored a NaN or an overflow; a `select` "
+                    "computes both of its sides)"
+                )
         else:
             problem = _first_difference(got, want, states) or _state_difference(
                 res["state"], states[-1]
@@ -73,12 +80,7 @@ def _judge(part, cases, results, rejected) -> list[Verdict]:
     if "hidden" in part.points:
         good = sum(p is None for _, p in hid)
         lines = [f"{good} of {len(hid)} hidden cases pass"]
-        lines += [
-            f"{c.label} failed: "
-            + ("wrong values" if p.startswith(("reply", "the state")) else "no result")
-            for c, p in hid
-            if p
-        ]
+        lines += [f"{c.label} failed: {_kind(p)}" for c, p in hid if p]
         add("hidden", good / len(hid) if hid else 0.0, "\n".join(lines))
     gate = "" if public_ok else "not awarded until the public cases pass"
     add(
@@ -124,3 +126,14 @@ def _state_difference(got: np.ndarray, want: np.ndarray) -> str | None:
                 f"got {float(got[f]):.6g}"
             )
     return None
+
+
+def _kind(problem: str) -> str:
+    """The kind of a hidden case's failure, without what could reveal the stream."""
+    if problem.startswith(("reply", "the state")):
+        return "wrong values"
+    if problem.startswith("handler returned error code"):
+        return problem.partition(" (")[0].replace(f" {FAULT}", f" {FAULT} (a fault)")
+    if problem == "missing or duplicate replies":
+        return problem
+    return "no result"

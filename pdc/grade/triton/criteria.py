@@ -75,6 +75,17 @@ def _problem(case, run: Run | None, expected: dict, part) -> str:
     return ""
 
 
+def _kind(run: Run | None) -> str:
+    """What kind of failure a failed case's ``run`` shows, for a hidden case's line."""
+    if run is None:
+        return "no result"
+    if run.error:
+        return "the kernel failed"
+    if run.out_of_range:
+        return "out-of-bounds access"
+    return "wrong values"
+
+
 def judge(part, cases, runs, expected, rejected: str = "") -> list[Verdict]:
     """One Verdict per criterion of ``part``."""
     verdicts: list[Verdict] = []
@@ -93,7 +104,13 @@ def judge(part, cases, runs, expected, rejected: str = "") -> list[Verdict]:
         hid = [(c, p) for c, p in zip(cases, problems) if c.hidden]
         good = sum(not p for _, p in hid)
         text = [f"{good} of {len(hid)} hidden cases pass"]
-        text += [f"{c.label} failed" for c, p in hid if p]
+        # the kind of failure only, as for CUDA kernels: details could reveal hidden sizes
+        runs_of = {id(c): r for c, r in zip(cases, runs)}
+        text += [
+            f"{c.label} failed: {'rejected' if rejected else _kind(runs_of[id(c)])}"
+            for c, p in hid
+            if p
+        ]
         add("hidden", good / len(hid) if hid else 0.0, "\n".join(text))
     done = [(c, r) for c, r in zip(cases, runs) if r is not None and not r.error]
     gate = "" if public_ok and not rejected else "not awarded until the public cases pass"

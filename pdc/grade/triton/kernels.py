@@ -144,9 +144,13 @@ def _modules(cells: list[str], paths: tuple[str, ...]) -> dict[str, str]:
 
 
 def _problem(
-    fn: ast.FunctionDef, known: set[str], constant_modules: frozenset = frozenset()
+    fn: ast.FunctionDef,
+    known: set[str],
+    constant_modules: frozenset = frozenset(),
+    assigned: frozenset = frozenset(),
 ) -> str:
-    """Why this kernel cannot be graded, or ""."""
+    """Why this kernel cannot be graded, or "". ``assigned``: the names the cells' top-level
+    statements assign (a global that is not a constexpr gets its own reason)."""
     locals_ = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
     constants = set()  # the module names of ``math.inf``, ``np.pi``: read as numbers
     for node in ast.walk(fn):
@@ -184,6 +188,13 @@ def _problem(
             if name.startswith("__"):
                 return f"{line}: {name} is not allowed"
             if isinstance(node.ctx, ast.Load) and name not in locals_ | known | ALLOWED:
+                if name in assigned:
+                    return (
+                        f"{line}: the global {name} is not a constexpr the grader can compute: "
+                        f"a Triton kernel reads only globals bound to tl.constexpr(<number>), "
+                        f"the number computed from literals and from math or numpy imported "
+                        f"above it (Triton's compiler refuses any other global)"
+                    )
                 return (
                     f"{line}: {name} is not a tl operation, a parameter or a local: a Triton "
                     f"kernel runs on the GPU, where {name} does not exist"
@@ -217,8 +228,16 @@ def extract(cells: list[str], name: str, params: tuple, constants: dict) -> Foun
     modules = {k: v for k, v in _modules(cells, LIBDEVICE).items() if k not in constants}
     numeric = {k: v for k, v in _modules(cells, CONSTANT_MODULES).items() if k not in constants}
     known = set(defs) | set(constants) | set(globals_) | set(modules)
+    assigned = frozenset(
+        t.id
+        for node in _statements(cells)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        for t in ast.walk(target)
+        if isinstance(t, ast.Name)
+    )
     for node in defs.values():
-        why = _problem(node, known, frozenset(numeric) - known)
+        why = _problem(node, known, frozenset(numeric) - known, assigned)
         if why:
             return Found(problem=why)
     modules.update(numeric)
