@@ -160,6 +160,11 @@ class Launch:
                 f"an endless loop? ({self.where(k)})"
             )
 
+    def reports_undefined(self) -> bool:
+        """Whether a use of an undefined value is a finding: not while every undefined value
+        of the launch so far came from an out-of-range read, reported where it was read."""
+        return self.undef_from != {"outside"}
+
     def operations(self) -> np.ndarray:
         """Operations per thread so far: memory and the rest (pdc.sim.work)."""
         out = self.mops.vec + self.alu.vec
@@ -373,7 +378,7 @@ def vec(v, n: int) -> np.ndarray:
 
 def check_defined(fr: Frame, und, what: str, site: str) -> None:
     """Report active threads whose ``und`` mask says a value used as ``what`` is undefined."""
-    if und is None or fr.S.undef_from == {"outside"}:
+    if und is None or not fr.S.reports_undefined():
         return
     bad = und[fr.lanes]
     if bad.any():

@@ -231,7 +231,7 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
     vals = cast(v if v.ndim == 0 else (v if lanes.size == S.N else v[lanes]), arr.dtype)
     if np.ndim(vals) == 0:
         vals = np.full(lanes.size, vals, dtype=arr.dtype)
-    vu = vund[lanes] if vund is not None and S.undef_from != {"outside"} else None
+    vu = vund[lanes] if vund is not None and S.reports_undefined() else None
     if vu is not None and arr.kind == GLOBAL and (vu & ok).any():
         k = int(np.argmax(vu & ok))
         origin = f" (first undefined value: {S.undef_origin})" if S.undef_origin else ""
@@ -308,7 +308,7 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
     old = np.full(lanes.size, poison(arr.dtype), dtype=arr.dtype)
     good = np.flatnonzero(ok)
     fo, lo = f[good], lanes[good]
-    if vund is not None and S.undef_from != {"outside"} and (vu := vund[lo]).any():
+    if vund is not None and S.reports_undefined() and (vu := vund[lo]).any():
         # The word ends up holding garbage, as a store of that value would leave it.
         k = int(np.argmax(vu))
         origin = f" (first undefined value: {S.undef_origin})" if S.undef_origin else ""

@@ -124,7 +124,7 @@ def shuffle(kind):
             bad = u[fr.lanes]
             if bad.any():
                 S.undef_from.add("shuffle")
-            if bad.any() and not S.undef_origin:
+            if bad.any() and not S.undef_origin:  # the first undefined value's origin
                 k = fr.lanes[int(np.argmax(bad))]
                 S.undef_origin = (
                     f"{kind}() by lane {int(lane[k])} from lane {int(src[k])}, which is not in "

@@ -133,7 +133,8 @@ def _kind(problem: str) -> str:
     if problem.startswith(("reply", "the state")):
         return "wrong values"
     if problem.startswith("handler returned error code"):
-        return problem.partition(" (")[0].replace(f" {FAULT}", f" {FAULT} (a fault)")
+        head = problem.partition(" (")[0]
+        return f"{head} (a fault)" if head.endswith(f" {FAULT}") else head
     if problem == "missing or duplicate replies":
         return problem
     return "no result"
