@@ -117,14 +117,19 @@ def hidden_cases(rng) -> list:
     A spike on the very message where flagging starts (count == MIN_COUNT), so
     `count > MIN_COUNT` and `count >= MIN_COUNT` do not score the same; a spike one message
     earlier, which must not be flagged; a stream with nothing to flag, one with several
-    spikes, and one too short for any flag.
+    spikes, one too short for any flag, and a sensor stuck at one value before its noise
+    starts (the standard deviation is 0 there, and the specification's z is 0: a handler
+    that divides by it faults).
     """
+    stuck = rng.normal(0.0, 1.0, int(rng.integers(MIN_COUNT + 5, 200)))
+    stuck[: int(rng.integers(3, MIN_COUNT + 3))] = round(float(rng.uniform(-5, 5)), 2)
     streams = [
         _spike_at(rng, int(rng.integers(MIN_COUNT + 5, 200)), MIN_COUNT),
         _spike_at(rng, int(rng.integers(MIN_COUNT + 5, 200)), MIN_COUNT - 1),
         _flagging(rng, int(rng.integers(40, 700)), 0, lambda f: f == 0),
         _flagging(rng, int(rng.integers(40, 700)), int(rng.integers(2, 6)), lambda f: f >= 2),
         rng.normal(0.0, 1.0, int(rng.integers(1, MIN_COUNT + 1))),
+        stuck,
     ]
     return [_case(f"hidden case {k}", x, hidden=True) for k, x in enumerate(streams, 1)]
 
@@ -147,6 +152,9 @@ BOUNDARIES = {
     ),
     "a stream with several flags": lambda c: int(_replies(c)["flag"].sum()) >= 2,
     f"a stream of at most {MIN_COUNT} readings": lambda c: c.dims["n"] <= MIN_COUNT,
+    "a sensor stuck at one value (its standard deviation is 0)": lambda c: bool(
+        c.dims["n"] >= 3 and np.all(c.args["requests"]["x"][:3] == c.args["requests"]["x"][0])
+    ),
 }
 
 
