@@ -476,4 +476,17 @@ def test_one_program_per_row_lets_the_kernel_choose_which_row():
     assert _rows_run([[2], [1], [0]])[0] == 1.0  # row = num_programs - 1 - program_id
     assert "program 0 stored into rows 0 to 1" in _rows_run([[0, 1], [], [2]])[1]
     assert "programs 0 and 2 both stored row 1" in _rows_run([[1], [0], [1]])[1]
-    assert "1 of 3 programs stored nothing" in _rows_run([[0], [1], []])[1]
+    # a row nobody stored is a wrong output, for the public and hidden criteria only
+    assert _rows_run([[0], [1], []])[0] == 1.0
+
+
+def test_a_parameter_added_by_heuristics_is_refused_with_a_way_out():
+    deco = '@triton.heuristics({"EVEN": lambda args: args["n"] % 4 == 0})\n'
+    head = HEAD.replace("):", ", EVEN: tl.constexpr):", 1)
+    found = kernels.extract([deco + head + "    tl.store(x_ptr, 1.0)\n"], "k", PARAMS, {})
+    assert "EVEN from @triton.heuristics cannot be given" in found.problem, found.problem
+    assert "compute it inside the kernel" in found.problem
+    named = kernels.extract(
+        [deco.replace("({", "(values={") + head + "    pass\n"], "k", PARAMS, {}
+    )
+    assert "EVEN from @triton.heuristics cannot be given" in named.problem, named.problem

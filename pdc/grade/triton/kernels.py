@@ -202,6 +202,21 @@ def _problem(
     return ""
 
 
+def _heuristic_names(fn: ast.FunctionDef) -> set[str]:
+    """The parameters a ``@triton.heuristics({...})`` decorator of ``fn`` computes."""
+    names: set[str] = set()
+    for deco in fn.decorator_list:
+        if isinstance(deco, ast.Call) and getattr(deco.func, "attr", "") == "heuristics":
+            for arg in [*deco.args, *(k.value for k in deco.keywords)]:  # values={...} too
+                if isinstance(arg, ast.Dict):
+                    names |= {
+                        k.value
+                        for k in arg.keys
+                        if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                    }
+    return names
+
+
 def _stored(node: ast.AST) -> list[str]:
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
         return [node.id]
@@ -223,7 +238,17 @@ def extract(cells: list[str], name: str, params: tuple, constants: dict) -> Foun
     fn = defs[name]
     got = tuple(a.arg for a in fn.args.args)
     if got != tuple(params) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
-        return Found(problem=f"{name} must take ({', '.join(params)}), got ({', '.join(got)})")
+        why = f"{name} must take ({', '.join(params)}), got ({', '.join(got)})"
+        added = [a for a in got if a not in params and a in _heuristic_names(fn)]
+        if added:
+            why += (
+                f": the grader launches the kernel with the exercise's parameters only, so "
+                f"{', '.join(added)} from @triton.heuristics cannot be given; compute "
+                f"{'it' if len(added) == 1 else 'them'} inside the kernel from those "
+                f"parameters (a value only masks need, such as K % BLOCK_K == 0, costs "
+                f"nothing there)"
+            )
+        return Found(problem=why)
     globals_ = {k: v for k, v in _constexprs(cells).items() if k not in constants}
     modules = {k: v for k, v in _modules(cells, LIBDEVICE).items() if k not in constants}
     numeric = {k: v for k, v in _modules(cells, CONSTANT_MODULES).items() if k not in constants}
