@@ -151,7 +151,8 @@ def test_each_notebook_runs_its_first_cells_alone_with_only_the_wheel(tmp_path):
     )
     (wheel,) = wheels.glob("pdc_course-*.whl")
     venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], env, tmp_path, 120)
+    # ensurepip inside: minutes on a loaded machine (120 s ran out beside the whole suite)
+    _run([sys.executable, "-m", "venv", str(venv)], env, tmp_path, 600)
     python = venv / "bin" / "python"
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv)
