@@ -101,15 +101,12 @@ def judge(part, cases, runs, expected, rejected: str = "") -> list[Verdict]:
     lines = [rejected] if rejected else [f"case {c.label}: {p}" for c, p in pub if p]
     add("public", float(public_ok), "\n".join(lines) or f"all {len(pub)} public cases pass")
     if "hidden" in part.points:
-        hid = [(c, p) for c, p in zip(cases, problems) if c.hidden]
-        good = sum(not p for _, p in hid)
+        hid = [(c, r, p) for c, r, p in zip(cases, runs, problems) if c.hidden]
+        good = sum(not p for _, _, p in hid)
         text = [f"{good} of {len(hid)} hidden cases pass"]
         # the kind of failure only, as for CUDA kernels: details could reveal hidden sizes
-        runs_of = {id(c): r for c, r in zip(cases, runs)}
         text += [
-            f"{c.label} failed: {'rejected' if rejected else _kind(runs_of[id(c)])}"
-            for c, p in hid
-            if p
+            f"{c.label} failed: {'rejected' if rejected else _kind(r)}" for c, r, p in hid if p
         ]
         add("hidden", good / len(hid) if hid else 0.0, "\n".join(text))
     done = [(c, r) for c, r in zip(cases, runs) if r is not None and not r.error]
