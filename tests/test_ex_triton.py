@@ -480,13 +480,81 @@ def test_one_program_per_row_lets_the_kernel_choose_which_row():
     assert _rows_run([[0], [1], []])[0] == 1.0
 
 
-def test_a_parameter_added_by_heuristics_is_refused_with_a_way_out():
-    deco = '@triton.heuristics({"EVEN": lambda args: args["n"] % 4 == 0})\n'
-    head = HEAD.replace("):", ", EVEN: tl.constexpr):", 1)
-    found = kernels.extract([deco + head + "    tl.store(x_ptr, 1.0)\n"], "k", PARAMS, {})
-    assert "EVEN from @triton.heuristics cannot be given" in found.problem, found.problem
-    assert "compute it inside the kernel" in found.problem
+def _heur(lam: str, where: str = "end", body: str = "    tl.store(x_ptr, 1.0)\n", **kw):
+    deco = f'@triton.heuristics({{"EVEN": {lam}}})\n'
+    if where == "end":
+        head = HEAD.replace("):", ", EVEN: tl.constexpr):", 1)
+    elif where == "runtime":
+        head = HEAD.replace("):", ", EVEN):", 1)
+    elif where == "first":
+        head = HEAD.replace("(x_ptr", "(EVEN: tl.constexpr, x_ptr", 1)
+    else:
+        head = HEAD
+    return kernels.extract([deco + head + body], "k", PARAMS, {"BLOCK": 8}, **kw)
+
+
+def test_a_parameter_added_by_heuristics_is_computed_per_launch():
+    from pdc.grade.triton import heuristics
+
+    found = _heur('lambda args: args["n"] % args["BLOCK"] == 0')
+    assert not found.problem, found.problem
+    assert [h.name for h in found.heuristics] == ["EVEN"] and found.constexpr == {"EVEN"}
+    hs = list(found.heuristics)
+    assert heuristics.values(hs, {"n": 16, "BLOCK": 8}) == {"EVEN": True}
+    assert heuristics.values(hs, {"n": 17, "BLOCK": 8}) == {"EVEN": False}
+    assert not _heur('lambda a: a["n"] > 0', where="runtime").constexpr  # a runtime i1
     named = kernels.extract(
-        [deco.replace("({", "(values={") + head + "    pass\n"], "k", PARAMS, {}
+        [
+            '@triton.heuristics(values={"E": lambda a: a["n"] > 4, "F": lambda a: a["E"] and 3})\n'
+            + HEAD.replace("):", ", E: tl.constexpr, F: tl.constexpr):", 1)
+            + "    pass\n"
+        ],
+        "k",
+        PARAMS,
+        {"BLOCK": 8},
     )
-    assert "EVEN from @triton.heuristics cannot be given" in named.problem, named.problem
+    assert not named.problem, named.problem
+    # a later heuristic sees the earlier ones, and Python's and returns its operand
+    assert heuristics.values(list(named.heuristics), {"n": 9, "BLOCK": 8}) == {"E": True, "F": 3}
+    assert heuristics.values(list(named.heuristics), {"n": 2, "BLOCK": 8}) == {
+        "E": False,
+        "F": False,
+    }
+    calls = _heur("lambda a: triton.next_power_of_2(a['n']) // max(1, triton.cdiv(a['n'], 4))")
+    assert not calls.problem, calls.problem
+    assert heuristics.values(list(calls.heuristics), {"n": 9, "BLOCK": 8}) == {"EVEN": 5}
+
+
+@pytest.mark.parametrize(
+    "lam, where, why",
+    [
+        ('lambda args: args["n"] % 4 == 0', "none", "which is not a parameter of the kernel"),
+        ('lambda args: args["n"] % 4 == 0', "first", "comes before n, which the launch passes"),
+        ('lambda args: args["x_ptr"].numel() > 4', "end", "reads the tensor x_ptr"),
+        ('lambda args: args["m"] > 4', "end", "args['m'], which is not an argument"),
+        ("lambda args: __import__('os').system('true')", "end", "calls __import__"),
+        ("lambda args: open('/etc/passwd')", "end", "calls open"),
+        ("lambda args: args['n'].bit_length()", "end", "calls args['n'].bit_length"),
+        ("lambda args: args['n'].real", "end", "reads args['n'].real"),
+        ("lambda args: [args['n']]", "end", "uses List"),
+        ("lambda args: 'a' * 3", "end", "uses 'a'"),
+        ("lambda args: args['n'] in (1, 2)", "end", "uses args['n'] in (1, 2)"),
+        ("lambda args: GLOBAL", "end", "reads GLOBAL"),
+        ("lambda: 1", "end", "must be a lambda of the launch's arguments"),
+        ("pick", "end", "must be a lambda of the launch's arguments"),
+    ],
+)
+def test_a_heuristic_the_grader_cannot_compute_is_refused_with_its_reason(lam, where, why):
+    found = _heur(lam, where, tensors=frozenset({"x_ptr"}))
+    assert why in found.problem, found.problem
+
+
+def test_a_heuristic_that_raises_on_the_host_names_the_launch():
+    from pdc.grade.triton import heuristics
+
+    found = _heur("lambda a: a['BLOCK'] // (a['n'] - 4) > 0 or 2 ** 100")
+    assert not found.problem, found.problem
+    with pytest.raises(heuristics.Refused, match="raised ZeroDivisionError on the host for n=4"):
+        heuristics.values(list(found.heuristics), {"n": 4, "BLOCK": 8})
+    with pytest.raises(heuristics.Refused, match="exponent too large|not a flag or a number"):
+        heuristics.values(list(found.heuristics), {"n": 100, "BLOCK": 8})

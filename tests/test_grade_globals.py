@@ -30,6 +30,31 @@ KERNEL = (
         ("W = np.asarray((0.5, -1.0, math.pi / 4), dtype='float32')", None),
         ("K = 3\nW = np.array([[1, K], [K * 2, 1 << 4]])", np.array([[1, 3], [6, 16]])),
         ("W = np.array([1.0, 2.0], dtype=numba.float32)", np.float32([1.0, 2.0])),
+        # tables built by NumPy's constructors, from numbers the grader computes
+        ("W = np.ones(4)", np.ones(4)),
+        (
+            "H = 3\nW = np.repeat(np.arange(H), H).astype(np.int32)",
+            np.int32([0, 0, 0, 1, 1, 1, 2, 2, 2]),
+        ),
+        ("H = 3\nW = np.tile(np.arange(H), H).astype(np.int32)", np.int32([0, 1, 2] * 3)),
+        (
+            "R = 1\nW = np.full((2 * R + 1, 2 * R + 1), 1 / 9, dtype=np.float32)",
+            np.full((3, 3), 1 / 9, np.float32),
+        ),
+        (
+            "W = np.exp(-np.arange(4, dtype=np.float32) / 2)",
+            np.exp(-np.arange(4, dtype=np.float32) / 2),
+        ),
+        (
+            "W = np.arange(6).reshape(2, 3).astype('float32') * 2 + 1",
+            np.float32([[1, 3, 5], [7, 9, 11]]),
+        ),
+        ("W = np.minimum(np.arange(6), 3).cumsum()", np.cumsum(np.minimum(np.arange(6), 3))),
+        ("W = np.ones((4, 4), np.float32).ravel()", np.ones(16, np.float32)),
+        (
+            "W = np.outer(np.arange(3), np.arange(1, 3)) - np.eye(3, 2, dtype=np.int64)",
+            np.outer(np.arange(3), np.arange(1, 3)) - np.eye(3, 2, dtype=np.int64),
+        ),
     ],
 )
 def test_a_literal_array_is_a_constant_the_kernel_module_defines(definition, want):
@@ -52,7 +77,17 @@ def test_a_literal_array_is_a_constant_the_kernel_module_defines(definition, wan
 @pytest.mark.parametrize(
     "definition",
     [
-        "W = np.ones(4)",  # computed by a run, not written out
+        "W = np.ones(10**9)",  # more than constant memory holds: never allocated
+        "W = np.zeros((3, 10**5))",
+        "W = np.repeat(np.arange(3), 10**9)",
+        "W = np.tile(np.arange(3), (10**5, 10**5))",
+        "W = np.arange(5).reshape((5, 1)) * np.arange(10**6)",  # a broadcast too large
+        "W = np.empty(4)",  # undefined values
+        "W = np.random.rand(4)",
+        "W = np.full(4, np.inf)",
+        "W = np.arange(3) / 0",
+        "W = np.arange(4).tolist()",
+        "W = np.arange(4, like=1)",
         "W = np.array([k for k in range(4)])",
         "W = np.array([[1, 2], [3]])",  # ragged
         "W = np.array([1.0, math.inf])",

@@ -53,7 +53,7 @@ def test_a_second_check_forks_from_the_same_zygotes_and_keeps_the_gate_verdict(
     found = kernels.extract(cells, part.name, part.params, ex.constants)
     from pdc.grade.triton.exercises import compile_spec
 
-    assert warm.gate_known(warm.gate_key(found.text, compile_spec(part.name))) == ""
+    assert warm.gate_known(warm.gate_key(found.text, [compile_spec(part.name)])) == ""
     stages.clear()
     second = runner.grade_part(ex, part, cells, hidden=False)
     assert stages == ["run"]  # the same text: the gate's verdict is kept
@@ -73,7 +73,7 @@ def test_a_gate_verdict_kept_on_disk_is_read_back_and_a_corrupted_one_is_not(mon
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(warm, "_GATE", {})
     spec = {"signature": {"x": "*fp32"}, "constexprs": {}, "num_warps": 4}
-    key = warm.gate_key("def k(x):\n    pass\n", spec)
+    key = warm.gate_key("def k(x):\n    pass\n", [spec])
     warm.gate_keep(key, "does not compile for sm_80: because")
     monkeypatch.setattr(warm, "_GATE", {})
     assert warm.gate_known(key) == "does not compile for sm_80: because"
@@ -87,9 +87,11 @@ def test_a_gate_verdict_kept_on_disk_is_read_back_and_a_corrupted_one_is_not(mon
 def test_a_changed_kernel_is_compiled_again(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     spec = {"signature": {"x": "*fp32"}, "constexprs": {}, "num_warps": 4}
-    a = warm.gate_key("def k(x):\n    pass\n", spec)
-    assert a != warm.gate_key("def k(x):\n    return\n", spec)
-    assert a != warm.gate_key("def k(x):\n    pass\n", {**spec, "num_warps": 8})
+    a = warm.gate_key("def k(x):\n    pass\n", [spec])
+    assert a != warm.gate_key("def k(x):\n    return\n", [spec])
+    assert a != warm.gate_key("def k(x):\n    pass\n", [{**spec, "num_warps": 8}])
+    # a second set of @triton.heuristics values is a second compile
+    assert a != warm.gate_key("def k(x):\n    pass\n", [spec, {**spec, "constexprs": {"E": 1}}])
     assert warm.gate_known(a) is None
 
 

@@ -88,6 +88,7 @@ _CALLS: dict[str, Callable] = {
     "sum": sum,
 }
 _NUMBER = (int, float, bool, np.number, np.bool_)
+_TABLE = (np.ndarray, *_NUMBER)  # an operand of an array constant's arithmetic
 #: math functions of numbers a constant may be computed with (``int(math.log2(TPB))``).
 _MATH = frozenset(
     "ceil floor trunc sqrt isqrt exp exp2 expm1 log log2 log10 log1p pow fabs gcd lcm "
@@ -173,6 +174,9 @@ def _evaluate(node, env: dict, imports: dict | None = None):
         return None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
         v: Any = _evaluate(node.operand, env, imports)
+        if isinstance(v, np.ndarray):  # -TABLE, ~MASKS: a table of the same size
+            unary = {ast.USub: np.negative, ast.UAdd: np.positive, ast.Invert: np.invert}
+            return _array_op(lambda a, _: unary[type(node.op)](a), v, 0)
         if not isinstance(v, _NUMBER):
             return None
         if isinstance(node.op, ast.Invert):
@@ -184,6 +188,8 @@ def _evaluate(node, env: dict, imports: dict | None = None):
         b: Any = _evaluate(node.right, env, imports)
         if isinstance(a, tuple) or isinstance(b, tuple):
             return _tuple_op(node.op, a, b)  # (TILE,) * 2, SHAPE + (4,)
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):  # TABLE * 2, W / W.sum()
+            return _array_op(_BINOPS[type(node.op)], a, b)
         if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
             return None
         if isinstance(node.op, (ast.Pow, ast.LShift)) and abs(cast(Any, b)) > 64:
@@ -196,6 +202,12 @@ def _evaluate(node, env: dict, imports: dict | None = None):
     if isinstance(node, ast.Tuple) and len(node.elts) <= MAX_TUPLE:
         vals = [_evaluate(e, env, imports) for e in node.elts]
         return tuple(vals) if all(isinstance(v, _NUMBER) for v in vals) else None
+    if isinstance(node, ast.Call):  # np.arange(HALO), np.full(...), TABLE.astype(np.int32)
+        arr = literals.array_call(
+            node, lambda n: _path(n, imports), lambda n: _evaluate(n, env, imports)
+        )
+        if arr is not None:
+            return arr
     if isinstance(node, ast.Call) and not node.args and not node.keywords:
         # The grader answers for a run on a GPU, where numba.cuda.is_available() is True.
         return True if _path(node.func, imports) == "numba.cuda.is_available" else None
@@ -225,6 +237,11 @@ def _evaluate(node, env: dict, imports: dict | None = None):
             except (TypeError, ValueError):
                 return None
             return out if isinstance(out, _NUMBER) else None
+        tables = any(isinstance(v, np.ndarray) for v in vals)
+        if tables and isinstance(f, np.ufunc) and all(isinstance(v, _TABLE) for v in vals):
+            if len(vals) == 2:  # np.minimum(TABLE, 3), np.exp(-TABLE): a table
+                return _array_op(f, vals[0], vals[1])
+            return _array_op(lambda a, _: f(a), vals[0], 0)
         if all(isinstance(v, _NUMBER) for v in vals):
             sizes = vals[1:] if f is pow else vals  # pow's cost grows with its exponent
             if f in _COSTLY and max(abs(cast(Any, v)) for v in sizes) > _COSTLY[f]:
@@ -236,6 +253,26 @@ def _evaluate(node, env: dict, imports: dict | None = None):
                 return None
             return out if isinstance(out, _NUMBER) else None
     return None
+
+
+def _array_op(f: Callable, a: Any, b: Any) -> np.ndarray | None:
+    """``f(a, b)`` where one is an array constant and the other a number or an array: a
+    read-only array of finite numbers no larger than ``literals.MAX_ARRAY``, else None."""
+    if not isinstance(a, _TABLE) or not isinstance(b, _TABLE):
+        return None
+    try:
+        if math.prod(np.broadcast_shapes(np.shape(a), np.shape(b))) > literals.MAX_ARRAY:
+            return None
+        with np.errstate(all="raise"):
+            out = f(a, b)
+    except (ArithmeticError, ValueError, TypeError, FloatingPointError):
+        return None
+    if not isinstance(out, np.ndarray) or not 0 < out.size <= literals.MAX_ARRAY:
+        return None
+    if out.dtype.kind not in "biuf" or not np.isfinite(out).all():
+        return None
+    out.flags.writeable = False
+    return out
 
 
 def _tuple_op(op: ast.operator, a: Any, b: Any) -> tuple | None:

@@ -193,11 +193,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     c_ptrs = c_ptr + rm[:, None].to(tl.int64) * stride_cm + rn[None, :] * stride_cn
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 ''',
-        fail=["public", "hidden"],
-        passes=[],
-        reason="EVEN_K from @triton.heuristics cannot be given",
-        why="a limitation of the grader, stated in its message: it launches the kernel with the "
-        "exercise's parameters only, so a parameter a heuristic adds is refused with a way out",
+        full=True,
     ),
     'hoc4_ring_nested_select_state_written_first': dict(
         exercise='06_ring',

@@ -80,6 +80,27 @@ def mm(body: str) -> str:
     return MM_DEF + body.strip("\n") + "\n"
 
 
+_EVEN_LOOP = """
+    for k in range(0, K, BLOCK_K):
+        a_at = a_ptr + rm[:, None] * stride_am + (k + rk[None, :]) * stride_ak
+        b_at = b_ptr + (k + rk[:, None]) * stride_bk + rn[None, :] * stride_bn
+        if EVEN_K:  # no tile sticks out past K: only the M and N edges need masks
+            a = tl.load(a_at, mask=rm[:, None] < M, other=0.0)
+            b = tl.load(b_at, mask=rn[None, :] < N, other=0.0)
+        else:
+            a = tl.load(a_at, mask=(rm[:, None] < M) & (k + rk[None, :] < K), other=0.0)
+            b = tl.load(b_at, mask=(k + rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+"""
+
+
+def mm_even(divisor: str, annotation: str = ": tl.constexpr", loop: str = _EVEN_LOOP) -> str:
+    """A matmul whose ``EVEN_K`` parameter a ``@triton.heuristics`` computes on the host."""
+    deco = f'@triton.heuristics(values={{"EVEN_K": lambda args: args["K"] % {divisor} == 0}})\n'
+    head = MM_DEF.replace("GROUP_M: tl.constexpr):", f"GROUP_M: tl.constexpr, EVEN_K{annotation}):")
+    return deco + head + (_GROUPED + _TILE + loop + _STORE).strip("\n") + "\n"
+
+
 CASES = {
     # -- 12: softmax ------------------------------------------------------------------------
     "triton_softmax_no_mask": dict(
@@ -501,6 +522,45 @@ def _rescale(m, s, x):
                 "acc += tl.sum(a[:, :, None] * b[None, :, :], axis=1)  # the product, spelled out",
             )
             + _STORE
+        ),
+    ),
+    # -- @triton.heuristics: the grader computes the lambda per launch ---------------------
+    "triton_matmul_heuristic_even_k": dict(
+        exercise=MM,
+        part="matmul_kernel",
+        full=True,
+        kernel=mm_even('args["BLOCK_K"]'),
+    ),
+    "triton_matmul_heuristic_runtime_flag": dict(
+        exercise=MM,
+        part="matmul_kernel",
+        full=True,  # EVEN_K not a constexpr: a runtime i1, both branches compiled
+        kernel=mm_even('args["BLOCK_K"]', annotation=""),
+    ),
+    "triton_matmul_heuristic_wrong_divisor": dict(
+        exercise=MM,
+        part="matmul_kernel",
+        # K % 8 == 0 is not K % BLOCK_K == 0: K = 40 loads 8 columns past K unmasked. The
+        # public Ks (33, 32, 16) give the right flag; hidden ones such as 40 or 24 do not.
+        fail=["hidden", "bounds"],
+        passes=["public"],
+        reason="outside every tensor",
+        kernel=mm_even("8"),
+    ),
+    "triton_matmul_heuristic_branch_not_compiled": dict(
+        exercise=MM,
+        part="matmul_kernel",
+        # The interpreter runs a break; Triton's compiler refuses it in the branch it compiles
+        # for EVEN_K = False, and never sees it for EVEN_K = True (a constexpr if).
+        fail=MM_ALL,
+        passes=[],
+        reason="does not compile",
+        kernel=mm_even(
+            'args["BLOCK_K"]',
+            loop=_EVEN_LOOP.replace(
+                "        else:\n",
+                "        else:\n            if k > K:\n                break\n",
+            ),
         ),
     ),
 }

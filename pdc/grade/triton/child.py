@@ -25,11 +25,15 @@ def _gate(job: dict) -> str:
     """Empty when the kernel compiles for sm_80, else the compiler's reason in one line."""
     from pdc.ptx.triton_build import run_jobs
 
-    spec = job["spec"]
-    compile_job = {**spec, "source": job["text"], "name": job["kernel"], "ccs": [GATE_CC]}
-    (result,) = run_jobs([compile_job])
-    build = result["build"]
-    return "" if build["ok"] else build["error"] or "does not compile"
+    specs = job.get("specs") or [job["spec"]]  # one per set of @triton.heuristics values
+    compiles = [
+        {**spec, "source": job["text"], "name": job["kernel"], "ccs": [GATE_CC]} for spec in specs
+    ]
+    for result in run_jobs(compiles):
+        build = result["build"]
+        if not build["ok"]:
+            return build["error"] or "does not compile"
+    return ""
 
 
 def _tensor(spec: dict, inputs: Path):
@@ -73,7 +77,7 @@ def main(job: dict, out: Path) -> None:
         error = ""
         try:
             with tracing(trace):
-                kernel[tuple(case["grid"])](*args, **job["constants"])
+                kernel[tuple(case["grid"])](*args, **job["constants"], **case["extra"])
         except Exception as exc:  # the kernel's own failure: this case's result
             error = f"the kernel failed: {type(exc).__name__}: {exc}"[:400]
         if trace.races and not error and not trace.out_of_range:  # out of range comes first

@@ -296,9 +296,19 @@ def tracing(trace: Trace):
             b = it.TensorHandle(tf32(b.data), b.dtype)
         return dot(self, a, b, acc, precision, *rest)
 
+    cvt = it._implicit_cvt
+
+    def implicit_cvt(arg):
+        # A bool argument is an i1 on a GPU (a @triton.heuristics flag not annotated
+        # constexpr); the interpreter stores it as an int32 array typed int1 and fails.
+        if isinstance(arg, bool):
+            return tl.tensor(it.TensorHandle(np.array([arg], np.bool_), tl.int1), tl.int1)
+        return cvt(arg)
+
     builder.create_masked_load, builder.create_masked_store = masked_load, masked_store
     builder.create_atomic_rmw, builder.create_atomic_cas = atomic_rmw, atomic_cas
     builder.create_dot = create_dot
+    it._implicit_cvt = implicit_cvt
     patch_builtin = it._patch_builtin
     it._patch_builtin = _patching_once(patch_builtin)
     # Without debug, Triton drops device assertions, and with them the int32 overflow checks
@@ -313,5 +323,6 @@ def tracing(trace: Trace):
         builder.create_masked_load, builder.create_masked_store = load, store
         builder.create_atomic_rmw, builder.create_atomic_cas = rmw, cas
         builder.create_dot = dot
+        it._implicit_cvt = cvt
         it._patch_builtin = patch_builtin
         it.interpreter_builder.options = options

@@ -26,6 +26,8 @@ from pdc.grade.gate import literal
 from pdc.grade.source import constant_number
 from pdc.ptx.triton_kernels import is_triton_kernel, module_for
 
+from . import heuristics
+
 ALLOWED = frozenset({"tl", "triton", "range", "min", "max", "abs", "float", "int", "len", "print"})
 #: Modules whose float constants a kernel may read, and those constants.
 CONSTANT_MODULES = ("math", "numpy")
@@ -53,6 +55,10 @@ class Found:
 
     text: str = ""
     problem: str = ""
+    #: The kernel's ``@triton.heuristics``, computed per launch by the grader.
+    heuristics: tuple[heuristics.Heuristic, ...] = ()
+    #: Those of the heuristics' parameters annotated ``tl.constexpr``.
+    constexpr: frozenset[str] = frozenset()
 
 
 def _statements(cells: list[str]):
@@ -202,53 +208,64 @@ def _problem(
     return ""
 
 
-def _heuristic_names(fn: ast.FunctionDef) -> set[str]:
-    """The parameters a ``@triton.heuristics({...})`` decorator of ``fn`` computes."""
-    names: set[str] = set()
-    for deco in fn.decorator_list:
-        if isinstance(deco, ast.Call) and getattr(deco.func, "attr", "") == "heuristics":
-            for arg in [*deco.args, *(k.value for k in deco.keywords)]:  # values={...} too
-                if isinstance(arg, ast.Dict):
-                    names |= {
-                        k.value
-                        for k in arg.keys
-                        if isinstance(k, ast.Constant) and isinstance(k.value, str)
-                    }
-    return names
-
-
 def _stored(node: ast.AST) -> list[str]:
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
         return [node.id]
     return []
 
 
-def extract(cells: list[str], name: str, params: tuple, constants: dict) -> Found:
+def extract(
+    cells: list[str],
+    name: str,
+    params: tuple,
+    constants: dict,
+    tensors: frozenset[str] = frozenset(),
+) -> Found:
     """The module text that defines kernel ``name`` from the notebook's cells, checked.
 
     Args:
         cells: The notebook's code cells.
         name: The kernel's name.
-        params: The parameter names the exercise launches it with, in order.
+        params: The parameter names the exercise launches it with, in order: those not in
+            ``constants`` by position, the constants by name.
         constants: The exercise's constants (they win over the notebook's).
+        tensors: The parameters that are tensors (a heuristic may not read them).
     """
     defs = _defs(cells)
     if name not in defs:
         return Found(problem=f"no function named {name!r} decorated with @triton.jit")
     fn = defs[name]
+    try:
+        heurs = heuristics.parse(fn)
+    except heuristics.Refused as exc:
+        return Found(problem=str(exc))
+    added = {h.name for h in heurs}
     got = tuple(a.arg for a in fn.args.args)
-    if got != tuple(params) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
+    odd = fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs
+    if tuple(a for a in got if a not in added) != tuple(params) or odd:
         why = f"{name} must take ({', '.join(params)}), got ({', '.join(got)})"
-        added = [a for a in got if a not in params and a in _heuristic_names(fn)]
         if added:
-            why += (
-                f": the grader launches the kernel with the exercise's parameters only, so "
-                f"{', '.join(added)} from @triton.heuristics cannot be given; compute "
-                f"{'it' if len(added) == 1 else 'them'} inside the kernel from those "
-                f"parameters (a value only masks need, such as K % BLOCK_K == 0, costs "
-                f"nothing there)"
-            )
+            why += f" besides {', '.join(sorted(added))} from @triton.heuristics"
         return Found(problem=why)
+    last = max((got.index(p) for p in params if p not in constants), default=-1)
+    late = [a for a in got[:last] if a in added]
+    if late:
+        return Found(
+            problem=f"{name}: {', '.join(late)} from @triton.heuristics comes before "
+            f"{got[last]}, which the launch passes by position: put it after the arguments "
+            f"passed by position, beside the constexprs"
+        )
+    missing = sorted(added - set(got))
+    if missing:
+        return Found(
+            problem=f"{name}: @triton.heuristics computes {', '.join(missing)}, which is not "
+            f"a parameter of the kernel: Triton passes each heuristic to the parameter of its "
+            f"name, and raises KeyError at launch for an unrecognised one"
+        )
+    try:
+        heuristics.check(heurs, {p for p in params if p not in tensors} | set(constants), tensors)
+    except heuristics.Refused as exc:
+        return Found(problem=f"{name}: {exc}")
     globals_ = {k: v for k, v in _constexprs(cells).items() if k not in constants}
     modules = {k: v for k, v in _modules(cells, LIBDEVICE).items() if k not in constants}
     numeric = {k: v for k, v in _modules(cells, CONSTANT_MODULES).items() if k not in constants}
@@ -269,4 +286,12 @@ def extract(cells: list[str], name: str, params: tuple, constants: dict) -> Foun
     consts = [pyast.parse(f"{k} = {v!r}").body[0] for k, v in constants.items()]
     consts += list(globals_.values())
     consts = [pyast.parse(line).body[0] for line in modules.values()] + consts
-    return Found(text=module_for(list(defs.values()), consts))
+    annotated = frozenset(
+        a.arg
+        for a in fn.args.args
+        if a.arg in added
+        and a.annotation is not None
+        and ast.unparse(a.annotation) in ("tl.constexpr", "triton.language.constexpr")
+    )
+    text = module_for(list(defs.values()), consts)
+    return Found(text=text, heuristics=tuple(heurs), constexpr=annotated)

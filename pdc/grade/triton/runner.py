@@ -21,7 +21,7 @@ import numpy as np
 
 from pdc.grade import exercises as exs
 
-from . import criteria, kernels, warm
+from . import criteria, heuristics, kernels, warm
 
 # Importing torch and Triton, and one compile for sm_80, take seconds on a busy machine.
 MIN_TIMEOUT_S = warm.LIMIT_S
@@ -37,9 +37,9 @@ def _cases(part, seed, hidden, extra_seeds) -> list:
     return cases
 
 
-def _write(cases, folder: Path) -> list[dict]:
+def _write(cases, folder: Path, extras: list[dict]) -> list[dict]:
     specs = []
-    for k, c in enumerate(cases):
+    for k, (c, extra) in enumerate(zip(cases, extras)):
         args = []
         for name, v in c.args.items():
             if isinstance(v, np.ndarray):
@@ -48,7 +48,13 @@ def _write(cases, folder: Path) -> list[dict]:
             else:
                 args.append({"name": name, "kind": "scalar", "value": int(v), "dtype": "int32"})
         specs.append(
-            {"id": f"c{k}", "grid": list(c.grid), "args": args, "outputs": list(c.outputs)}
+            {
+                "id": f"c{k}",
+                "grid": list(c.grid),
+                "args": args,
+                "outputs": list(c.outputs),
+                "extra": extra,
+            }
         )
     return specs
 
@@ -95,8 +101,11 @@ def grade_part(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_s
     expected = [part.reference(c.args) for c in cases]
     if not hidden:
         part = exs.public_only(part)
-    found = kernels.extract(cells, part.name, part.params, ex.constants)
-    why = f"rejected: {found.problem}" if found.problem else ""
+    tensors = frozenset(k for k, v in cases[0].args.items() if isinstance(v, np.ndarray))
+    found = kernels.extract(cells, part.name, part.params, ex.constants, tensors)
+    extras, problem = _heuristic_values(found, cases, ex.constants)
+    problem = found.problem or problem
+    why = f"rejected: {problem}" if problem else ""
     runs: list = [None] * len(cases)
     if not why:
         with sandbox.workspace() as ws:
@@ -109,10 +118,11 @@ def grade_part(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_s
                 "spec": compile_spec(part.name),
                 "inputs": str(ws.inputs),
                 "outdir": str(ws.out),
-                "cases": _write(cases, ws.inputs),
+                "cases": _write(cases, ws.inputs, extras),
             }
+            job["specs"] = _gate_specs(job["spec"], extras, found.constexpr)
             limit = max(timeout, MIN_TIMEOUT_S)
-            key = warm.gate_key(found.text, job["spec"])
+            key = warm.gate_key(found.text, job["specs"])
             known = warm.gate_known(key)  # the same text compiled before: its verdict
             with ThreadPoolExecutor(max_workers=1) as pool:  # compile while the cases run
                 gate = (
@@ -134,6 +144,42 @@ def grade_part(ex, part, cells, *, seed=None, timeout=60.0, hidden=True, extra_s
     rejected = why if why and all(r is None for r in runs) else ""
     verdicts = criteria.judge(part, cases, runs, expected, rejected)
     return grader.PartResult(ex.key, part.name, verdicts, time.perf_counter() - t0, why)
+
+
+def _heuristic_values(found, cases, constants) -> tuple[list[dict], str]:
+    """Each case's ``@triton.heuristics`` values (pdc.grade.triton.heuristics), or why not."""
+    extras: list[dict] = []
+    for c in cases:
+        scalars = {k: int(v) for k, v in c.args.items() if not isinstance(v, np.ndarray)}
+        try:
+            extras.append(heuristics.values(list(found.heuristics), {**scalars, **constants}))
+        except heuristics.Refused as exc:
+            return [{} for _ in cases], f"{c.label}: {exc}"
+    return extras, ""
+
+
+#: Compile the kernel for at most this many distinct sets of heuristic values.
+MAX_GATE_SPECS = 4
+
+
+def _gate_specs(spec: dict, extras: list[dict], constexpr: frozenset) -> list[dict]:
+    """The compile specs the gate builds: one per distinct set of heuristic values the cases
+    give (Triton compiles the kernel once for each), constexprs by value, other parameters by
+    the type Triton gives the value (``bool`` -> ``i1``, ``int`` -> ``i32``, ``float`` ->
+    ``fp32``)."""
+    out: list[dict] = []
+    for extra in extras:
+        s = {**spec, "constexprs": dict(spec["constexprs"]), "signature": dict(spec["signature"])}
+        for k, v in extra.items():
+            if k in constexpr:
+                s["constexprs"][k] = v
+            else:
+                s["signature"][k] = (
+                    "i1" if isinstance(v, bool) else "i32" if isinstance(v, int) else "fp32"
+                )
+        if s not in out:
+            out.append(s)
+    return out[:MAX_GATE_SPECS] or [spec]
 
 
 def _stage(job: dict, stage: str) -> dict:

@@ -99,8 +99,8 @@ def warm_soon() -> None:
 GATE_VERSION = "1"
 
 
-def gate_key(text: str, spec: dict) -> str:
-    """The hash the gate's verdict is kept under: the module text, the compile spec, and
+def gate_key(text: str, specs: list[dict]) -> str:
+    """The hash the gate's verdict is kept under: the module text, the compile specs, and
     the versions of Triton and of this gate."""
     from importlib.metadata import PackageNotFoundError, version
 
@@ -108,7 +108,7 @@ def gate_key(text: str, spec: dict) -> str:
         triton = version("triton")
     except PackageNotFoundError:
         triton = "none"
-    data = json.dumps([text, spec, triton, GATE_VERSION], sort_keys=True)
+    data = json.dumps([text, specs, triton, GATE_VERSION], sort_keys=True)
     return hashlib.sha256(data.encode()).hexdigest()
 
 
