@@ -102,6 +102,36 @@ def test_span_is_the_longest_stretch_between_barriers():
     assert rep.ops[0] > rep.span[0]  # its other stretches count in ops, not in its span
 
 
+def warp_levels(x, out, mask):
+    # A tree over one warp's 32 values in shared memory: five levels, each ordered by a
+    # syncwarp(mask); lane 0 does a step at every level.
+    s = cuda.shared.array(32, np.float32)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    cuda.syncwarp()
+    d = 16
+    while d > 0:
+        if t < d:
+            s[t] += s[t + d]
+        cuda.syncwarp(mask)
+        d //= 2
+    if t == 0:
+        out[0] = s[0]
+
+
+def test_a_whole_warp_syncwarp_ends_a_stretch_of_the_span_and_a_one_lane_one_does_not():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(1, np.float32)
+    whole = sim.launch(warp_levels, 1, 32, [x, out, np.uint32(0xFFFFFFFF)])
+    assert out[0] == x.sum()
+    # Lane 0's levels are a whole-warp barrier apart: each stretch is one level's step.
+    assert whole.span[0] < whole.ops[0] // 4
+    # syncwarp(1) names lane 0 only: it orders nothing (a race) and ends no stretch.
+    one = sim.launch(warp_levels, 1, 32, [x, np.zeros(1, np.float32), np.uint32(1)])
+    assert one.span[0] >= one.ops[0] - 8
+    assert "race" in one.findings, sorted(one.findings)
+
+
 def test_sectors_per_request_find_a_strided_instruction_among_coalesced_ones():
     a = np.ones((32, 32), np.float32)
     out = np.zeros(32, np.float32)

@@ -88,6 +88,11 @@ def syncwarp(b, e, sig, gets, kws, site, line, tgt):
         both = named & named.transpose(0, 2, 1)
         gen = S.wgen[warps][:, None, None]
         pg[warps] = np.where(both, gen, pg[warps])
+        # A whole-warp barrier ends a stretch of the span (pdc.sim.work): a tree whose last
+        # levels, in one warp, wait at syncwarp() instead of syncthreads() keeps them short.
+        whole = fr.lanes[(mk[fr.lanes] & FULL) == FULL]
+        if whole.size:
+            S.spans.barrier(S.operations(), whole)
         return None, None
 
     return sw

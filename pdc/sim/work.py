@@ -11,10 +11,13 @@ Arithmetic is counted per basic block, not per expression: the program builder
 counting statement before each barrier and at the block's end, so a step costs one vector
 add however many expressions it holds.
 
-The *span* of a thread is the most operations it makes between two ``syncthreads`` (or the
+The *span* of a thread is the most operations it makes between two barriers (or the
 launch's start and its first barrier, its last barrier and its end): the length of the
-critical path a block waits for at its barriers. A block scan whose levels are separated by
-barriers has short spans; one lane walking 16 values alone between two barriers does not.
+critical path a block waits for at its barriers. A barrier is a ``syncthreads``, or a
+``syncwarp`` whose mask names the whole warp (the thread's warp waits there for its slowest
+lane; a mask of one lane orders nothing). A block scan whose levels are separated by
+barriers has short spans, whether its last levels, in one warp, wait at ``syncthreads`` or
+``syncwarp``; one lane walking 16 values alone between two barriers does not.
 """
 
 from __future__ import annotations
