@@ -33,12 +33,14 @@ def device_summary() -> str:
                 f"CUDA GPU found, but CUDA did not start ({type(exc).__name__}: {exc}); "
                 f"pdc uses the {default_backend()!r} backend."
             )
+    from .sim.launcher import installed
+
+    # An exercise's setup cell sends its kernels' launches where check() runs them.
+    sim = "pdc.sim, the simulator check() uses" if installed() else "numba's CUDA simulator"
     if _probe.is_apple_silicon() and _probe.has_mlx():
-        return (
-            "Apple Silicon: MLX code runs on the Metal GPU; CUDA kernels run on numba's "
-            "CUDA simulator (on the CPU)."
-        )
-    return "No GPU found: CUDA kernels run on numba's CUDA simulator, arrays on NumPy (CPU)."
+        mlx = "Apple Silicon: MLX code runs on the Metal GPU"
+        return f"{mlx}; CUDA kernels run on {sim} (on the CPU)."
+    return f"No GPU found: CUDA kernels run on {sim}, arrays on NumPy (CPU)."
 
 
 def __getattr__(name: str) -> Any:

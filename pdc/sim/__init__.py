@@ -10,9 +10,10 @@ request, atomics per address). See pdc.sim.machine for the execution model.
 from __future__ import annotations
 
 from pdc.sim.frontend import CompileError, Unsupported
+from pdc.sim.launcher import install
 from pdc.sim.run import dim3, launch_here
 
-__all__ = ["CompileError", "Unsupported", "dim3", "launch", "launch_here", "simulate"]
+__all__ = ["CompileError", "Unsupported", "dim3", "install", "launch", "launch_here", "simulate"]
 
 
 def launch(kernel, grid, block, args, names=None, *, record: bool = False):
