@@ -103,6 +103,9 @@ class Part:
     # of hidden cases must reach: name -> predicate(Case) -> bool (tests check every seed).
     domain: str = ""
     boundaries: dict = field(default_factory=dict)
+    # What check() runs, for the instructor guide, where the part's runner draws its own
+    # public cases (the ring's streams); other parts' come from ``public``.
+    public_labels: tuple = ()
     # A plug-in part that makes its own hidden cases: rng -> list of Cases.
     draw: Callable | None = None
     # Hints where a general one would mislead: "nonfinite" explains outputs that are inf or

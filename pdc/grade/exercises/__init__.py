@@ -114,16 +114,20 @@ def find_part(name: str, plugins: bool = False) -> tuple[Exercise, Part]:
 
 
 def domain_row(key: str, part: Part) -> str:
-    """One row of the instructor guide's domain table: the spec's domain and the boundaries
-    that every draw of hidden cases reaches."""
-    return f"| {key} | `{part.name}` | {part.domain} | {'; '.join(part.boundaries)} |"
+    """One row of the instructor guide's domain table: the spec's domain, the public cases
+    that check() runs, and the boundaries that every draw of hidden cases reaches."""
+    public = part.public_labels or tuple(c.label for c in public_cases(part))
+    return (
+        f"| {key} | `{part.name}` | {part.domain} | {'; '.join(public)} | "
+        f"{'; '.join(part.boundaries)} |"
+    )
 
 
 def domain_table() -> str:
     """The instructor guide's table of every part's domain and boundaries, in course order."""
     rows = [
-        "| exercise | kernel | domain | boundaries in every draw |",
-        "| --- | --- | --- | --- |",
+        "| exercise | kernel | domain | public cases (check()) | boundaries in every draw |",
+        "| --- | --- | --- | --- | --- |",
     ]
     rows += [domain_row(key, p) for key in ALL_KEYS for p in exercise(key).parts]
     return "\n".join(rows)

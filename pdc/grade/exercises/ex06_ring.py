@@ -96,6 +96,7 @@ RING = spec.Exercise(
             domain=f"streams of any length >= 1; spikes anywhere; THRESHOLD = {THRESHOLD:g}, "
             f"MIN_COUNT = {MIN_COUNT}",
             boundaries=BOUNDARIES,
+            public_labels=tuple(c.label for c in public_cases()),
             make=_cases_come_from_runner,
             reference=_cases_come_from_runner,
             points={"public": 2, "hidden": 2, "ordering": 1, "telemetry": 1},
