@@ -540,6 +540,7 @@ def test_a_parameter_added_by_heuristics_is_computed_per_launch():
         ("lambda args: 'a' * 3", "end", "uses 'a'"),
         ("lambda args: args['n'] in (1, 2)", "end", "uses args['n'] in (1, 2)"),
         ("lambda args: GLOBAL", "end", "reads GLOBAL"),
+        ("lambda args: args", "end", 'must read args["NAME"]'),
         ("lambda: 1", "end", "must be a lambda of the launch's arguments"),
         ("pick", "end", "must be a lambda of the launch's arguments"),
     ],

@@ -116,15 +116,17 @@ def check(heuristics: list[Heuristic], scalars: set[str], tensors: frozenset[str
     known = set(scalars)
     for h in heuristics:
         keys = {id(n.slice) for n in ast.walk(h.body) if isinstance(n, ast.Subscript)}
+        bases = {id(n.value) for n in ast.walk(h.body) if isinstance(n, ast.Subscript)}
         # the arguments read first: "reads the tensor x_ptr" says more than what it calls
         nodes = sorted(ast.walk(h.body), key=lambda n: not isinstance(n, ast.Subscript))
         for node in nodes:
             if isinstance(node, ast.Constant) and id(node) not in keys:
                 if not isinstance(node.value, (bool, int, float)):
                     raise Refused(f"the heuristic for {h.name} uses {node.value!r}, {_WHAT}")
-            if isinstance(node, ast.Name) and node.id != h.arg and node.id not in _CALLS:
-                if node.id != "triton":
-                    raise Refused(f"the heuristic for {h.name} reads {node.id}, {_WHAT}")
+            if isinstance(node, ast.Name) and node.id == h.arg and id(node) not in bases:
+                raise Refused(f'the heuristic for {h.name} must read {h.arg}["NAME"], {_WHAT}')
+            if isinstance(node, ast.Name) and node.id not in (h.arg, "triton", *_CALLS):
+                raise Refused(f"the heuristic for {h.name} reads {node.id}, {_WHAT}")
             if isinstance(node, ast.Subscript):
                 key = _key(node, h)
                 if key in tensors:
