@@ -104,7 +104,7 @@ class Part:
     domain: str = ""
     boundaries: dict = field(default_factory=dict)
     # What check() runs, for the instructor guide, where the part's runner draws its own
-    # public cases (the ring's streams); other parts' come from ``public``.
+    # public cases (a plug-in's own streams); other parts' come from ``public``.
     public_labels: tuple = ()
     # A plug-in part that makes its own hidden cases: rng -> list of Cases.
     draw: Callable | None = None

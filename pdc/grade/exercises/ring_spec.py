@@ -119,19 +119,29 @@ def hidden_cases(rng) -> list:
     earlier, which must not be flagged; a stream with nothing to flag, one with several
     spikes, one too short for any flag, and a sensor stuck at one value before its noise
     starts (the standard deviation is 0 there, and the specification's z is 0: a handler
-    that divides by it faults).
+    that divides by it faults). The sensor stays stuck past message MIN_COUNT, so flags are
+    decided while the deviation is 0: a running mean that drifts by one ulp from the stuck
+    value (``mean * (count / n) + x / n``) makes a tiny deviation and a large false z there.
     """
-    stuck = rng.normal(0.0, 1.0, int(rng.integers(MIN_COUNT + 5, 200)))
-    stuck[: int(rng.integers(3, MIN_COUNT + 3))] = round(float(rng.uniform(-5, 5)), 2)
     streams = [
         _spike_at(rng, int(rng.integers(MIN_COUNT + 5, 200)), MIN_COUNT),
         _spike_at(rng, int(rng.integers(MIN_COUNT + 5, 200)), MIN_COUNT - 1),
         _flagging(rng, int(rng.integers(40, 700)), 0, lambda f: f == 0),
         _flagging(rng, int(rng.integers(40, 700)), int(rng.integers(2, 6)), lambda f: f >= 2),
         rng.normal(0.0, 1.0, int(rng.integers(1, MIN_COUNT + 1))),
-        stuck,
+        _stuck(rng),
+        _stuck(rng),  # a second value: about one in ten makes no such drift in 40 readings
     ]
     return [_case(f"hidden case {k}", x, hidden=True) for k, x in enumerate(streams, 1)]
+
+
+def _stuck(rng) -> np.ndarray:
+    """Noise after a sensor stuck at one value for 2 x MIN_COUNT + 5 to 4 x MIN_COUNT readings."""
+    stuck = rng.normal(0.0, 1.0, int(rng.integers(4 * MIN_COUNT + 5, 200)))
+    stuck[: int(rng.integers(2 * MIN_COUNT + 5, 4 * MIN_COUNT))] = round(
+        float(rng.uniform(-5, 5)), 2
+    )
+    return stuck
 
 
 def _replies(case) -> np.ndarray:
@@ -154,6 +164,10 @@ BOUNDARIES = {
     f"a stream of at most {MIN_COUNT} readings": lambda c: c.dims["n"] <= MIN_COUNT,
     "a sensor stuck at one value (its standard deviation is 0)": lambda c: bool(
         c.dims["n"] >= 3 and np.all(c.args["requests"]["x"][:3] == c.args["requests"]["x"][0])
+    ),
+    f"a sensor stuck past message {MIN_COUNT}, where flags are decided": lambda c: bool(
+        c.dims["n"] > MIN_COUNT + 1
+        and np.all(c.args["requests"]["x"][: MIN_COUNT + 2] == c.args["requests"]["x"][0])
     ),
 }
 
