@@ -617,14 +617,16 @@ def stub_notebook(exercise: str):
 
 def _with_kernel(exercise: str, part: str, kernel: str | None, extra_cells=(), extra_after=()):
     nb = stub_notebook(exercise)
+    at = 2  # without a kernel: after the setup cell
     if kernel is not None:
         pattern = re.compile(rf"^def {part}\(", re.M)
         cells = [c for c in nb.cells if c.cell_type == "code" and pattern.search(c.source)]
         cells[0].source = kernel.strip()
+        at = nb.cells.index(cells[0])  # a student's own cells go just above the kernel's
     # Deliberately wrong code, built from the stubs: keep the linter out of it.
     nb.cells[1].source = "# ruff: noqa\n" + nb.cells[1].source
-    for src in extra_cells:
-        nb.cells.insert(2, nbformat.v4.new_code_cell(src.strip()))
+    for src in reversed(extra_cells):
+        nb.cells.insert(at, nbformat.v4.new_code_cell(src.strip()))
     for src in extra_after:
         nb.cells.append(nbformat.v4.new_code_cell(src.strip()))
     for k, c in enumerate(nb.cells):  # stable cell ids keep the files reproducible
