@@ -110,6 +110,28 @@ def parse(fn: ast.FunctionDef) -> list[Heuristic]:
     return [h for h in out if h.name not in OPTIONS]
 
 
+def placement(name: str, got: tuple, added: set, params: tuple, constants: dict) -> str:
+    """Why the heuristics' parameters ``added`` cannot sit where kernel ``name``'s signature
+    ``got`` has them, or "": each must be a parameter, after every parameter the launch
+    passes by position (those of ``params`` not in ``constants``)."""
+    last = max((got.index(p) for p in params if p not in constants), default=-1)
+    late = [a for a in got[:last] if a in added]
+    if late:
+        return (
+            f"{name}: {', '.join(late)} from @triton.heuristics comes before {got[last]}, "
+            f"which the launch passes by position: put it after the arguments passed by "
+            f"position, beside the constexprs"
+        )
+    missing = sorted(added - set(got))
+    if missing:
+        return (
+            f"{name}: @triton.heuristics computes {', '.join(missing)}, which is not a parameter "
+            f"of the kernel: Triton passes each heuristic to the parameter of its name, and "
+            f"raises KeyError at launch for an unrecognised one"
+        )
+    return ""
+
+
 def check(heuristics: list[Heuristic], scalars: set[str], tensors: frozenset[str]) -> None:
     """Raise Refused unless every heuristic reads only ``args["NAME"]`` of a scalar argument,
     a constexpr or an earlier heuristic, through the operations this module computes."""

@@ -247,21 +247,9 @@ def extract(
         if added:
             why += f" besides {', '.join(sorted(added))} from @triton.heuristics"
         return Found(problem=why)
-    last = max((got.index(p) for p in params if p not in constants), default=-1)
-    late = [a for a in got[:last] if a in added]
-    if late:
-        return Found(
-            problem=f"{name}: {', '.join(late)} from @triton.heuristics comes before "
-            f"{got[last]}, which the launch passes by position: put it after the arguments "
-            f"passed by position, beside the constexprs"
-        )
-    missing = sorted(added - set(got))
-    if missing:
-        return Found(
-            problem=f"{name}: @triton.heuristics computes {', '.join(missing)}, which is not "
-            f"a parameter of the kernel: Triton passes each heuristic to the parameter of its "
-            f"name, and raises KeyError at launch for an unrecognised one"
-        )
+    why = heuristics.placement(name, got, added, params, constants)
+    if why:
+        return Found(problem=why)
     try:
         heuristics.check(heurs, {p for p in params if p not in tensors} | set(constants), tensors)
     except heuristics.Refused as exc:
