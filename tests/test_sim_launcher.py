@@ -68,7 +68,7 @@ def test_device_arrays_are_updated_in_place_and_findings_are_a_warning(on_sim):
 def test_check_and_sim_launch_take_such_a_kernel(on_sim):
     from pdc.sim import launch
 
-    @on_sim.jit
+    @on_sim.jit(max_registers=64)  # options: cuda.jit(...) is a decorator too
     def add_one(x):
         i = on_sim.grid(1)
         if i < x.size:
