@@ -353,14 +353,21 @@ def _memory(part: Part, ran: list[CaseResult]):
         assert rep.shared_stores is not None and rep.shared_loads is not None
         if part.global_loads is None:
             raise TypeError(f"[judge] expected global_loads for {part.name}'s memory, got None")
-        no_shared = int(rep.shared_stores.sum()) == 0 or int(rep.shared_loads.sum()) == 0
+        stored, loaded = int(rep.shared_stores.sum()), int(rep.shared_loads.sum())
+        no_shared = stored == 0 or loaded == 0
+        unused = (
+            "no shared memory is used" if not stored else "shared memory is written, never read"
+        )
         per_output, bound = part.global_loads(r.case, rep.loads)
         if r.case.hidden and (no_shared or per_output > bound):
             return 0.0, f"{r.case.label}: " + (
-                "no shared memory is used" if no_shared else "too many global loads per output"
+                unused if no_shared else "too many global loads per output"
             )
         if no_shared:
-            return 0.0, f"case {r.case.label}: no shared memory is used"
+            return 0.0, (
+                f"case {r.case.label}: {unused}: {per_output:.2f} global loads per output, "
+                f"at most {bound:.2f} expected"
+            )
         if per_output > bound:
             return 0.0, (
                 f"case {r.case.label}: {per_output:.2f} global loads per output, at most "
