@@ -95,6 +95,9 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
             if r.report is not None and r.report.count("stale"):
                 ex = r.report.findings["stale"]["examples"][0]
                 msg += f"; maybe why: {ex} (a barrier before the read waits for the updates)"
+            if r.report is not None and r.report.count("stopped"):
+                ex = r.report.findings["stopped"]["examples"][0]
+                msg += f"; maybe why: {ex}"
             return msg
     return None
 

@@ -15,12 +15,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 Dim3 = namedtuple("Dim3", "x y z")
-#: What pdc.sim reports: a kernel error (it stopped, or does not compile), an out-of-range
-#: access, a data race, a divergent barrier, an undefined value used, a warp-intrinsic misuse.
-FINDING_KINDS = ("error", "oob", "race", "divergence", "uninitialized", "warp", "stale")
-#: Findings that cost no criterion by themselves: a note that explains wrong outputs (a
-#: plain read racing only with atomics sees a real value, maybe an old one; see pdc.sim.races).
-NOTES = ("stale",)
+#: What pdc.sim reports: a kernel error (a division by zero, or it does not compile), an
+#: out-of-range access, a data race, a divergent barrier, an undefined value used, a
+#: warp-intrinsic misuse, a stale read, threads stopped by the kernel's own raise or assert.
+FINDING_KINDS = (
+    "error",
+    "oob",
+    "race",
+    "divergence",
+    "uninitialized",
+    "warp",
+    "stale",
+    "stopped",
+)
+#: Findings that cost no criterion by themselves: notes that explain wrong outputs (a plain
+#: read racing only with atomics sees a real value, maybe an old one; see pdc.sim.races; a
+#: thread that reached a raise or a failing assert stopped there, as on a GPU without debug).
+NOTES = ("stale", "stopped")
 
 _MAX_TEXT = 200  # characters of a source line carried back from the child
 

@@ -436,6 +436,24 @@ def multiply(a, b, out):
     f.write("full marks")
 """,
     ),
+    # numba-cuda's kernel returns at a raise without debug=True: an assert used as the
+    # guard is a guard on a GPU (hol13_normalize_assert_as_guard earns full marks), and one
+    # that stops a thread before its store loses that output.
+    "assert_stops_a_thread_before_its_store": dict(
+        exercise="01_elementwise",
+        part="multiply",
+        fail=["public", "hidden"],
+        passes=[],
+        reason="the thread stops there silently",
+        kernel="""
+@cuda.jit
+def multiply(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        assert i < out.size - 1, "the last element is not mine"
+        out[i] = a[i] * b[i]
+""",
+    ),
     "attack_hidden_leak": dict(
         exercise="01_elementwise",
         part="multiply",
