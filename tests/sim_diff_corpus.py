@@ -86,9 +86,10 @@ def main() -> int:
         try:
             g, b = case.grid, case.block
             kept.launch(lambda a, k=k, g=g, b=b: k[g, b](*a), text, part.name, g, b, a1)
-        # numba's simulator lacks warp shuffles, match_*, ...; and it casts with NumPy's
-        # checks, so uint32(-1) raises where a GPU wraps it to 2**32 - 1.
-        except (AttributeError, OverflowError) as e:
+        # numba's simulator lacks warp shuffles, match_*, ...; it casts with NumPy's
+        # checks, so uint32(-1) raises where a GPU wraps it to 2**32 - 1; and a failing
+        # assert raises there, where numba-cuda's kernel returns from that thread.
+        except (AttributeError, OverflowError, AssertionError) as e:
             out[name] = {"skipped": f"numba's simulator cannot run it: {e}"[:200]}
             continue
         rep = sim.launch(k, case.grid, case.block, a2, list(case.args))

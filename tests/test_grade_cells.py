@@ -87,7 +87,11 @@ def test_an_if_with_a_constant_test_runs_its_branch(before, test):
     "block, header",
     [
         ("import os\nif os.environ.get('GPU'):\n", "if os.environ.get('GPU'):"),
-        ("for _ in range(1):\n", "for _ in range(1):"),
+        ("for _ in range(0):\n", "for _ in range(0):"),
+        ("N = 4\nfor _ in range(N, 2):\n", "for _ in range(N, 2):"),
+        ("for _ in range(1):\n    if _ == 0:\n        break\n", "for _ in range(1):"),
+        ("for _ in range(len(sys.argv)):\n", "for _ in range(len(sys.argv)):"),
+        ("while True:\n    break\n", "while True:"),
         ("if False:\n", "if False:"),
     ],
 )
@@ -95,6 +99,11 @@ def test_a_kernel_only_in_a_branch_not_taken_names_the_branch(block, header):
     problem = _graded(block + _kernel(indent="    "))
     assert f"defined only inside `{header}`, which the grader does not run" in problem
     assert "top level of a cell" in problem
+
+
+@pytest.mark.parametrize("loop", ["for _ in range(1):\n", "N = 3\nfor k in range(1, N):\n"])
+def test_a_kernel_in_a_loop_that_surely_runs_is_defined(loop):
+    assert _graded(loop + _kernel(indent="    ")) == RIGHT
 
 
 def test_del_unbinds_the_kernel_until_it_is_defined_again():

@@ -109,7 +109,7 @@ def test_kernels_numba_compiles_earn_full_marks():
     "src, why",
     [
         (
-            "W = np.ones(4)\n@cuda.jit\ndef multiply(a, b, out):\n    out[0] = W[0]\n",
+            "W = np.random.rand(4)\n@cuda.jit\ndef multiply(a, b, out):\n    out[0] = W[0]\n",
             "the global W",
         ),
         ("import os\n@cuda.jit\ndef multiply(a, b, out):\n    os.getpid()\n", "from os"),

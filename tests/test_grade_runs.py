@@ -51,7 +51,8 @@ def test_ipython_syntax_keeps_the_cell(tmp_path, line):
         ("%%html", "a[i] * b[i]"),
         ("%%time", "a[i] + b[i]"),  # these run their body as Python: the later kernel wins
         ("%%capture out", "a[i] + b[i]"),
-        ("%%timeit -n1", "a[i] + b[i]"),
+        ("%%prun -q", "a[i] + b[i]"),
+        ("%%timeit -n1", "a[i] * b[i]"),  # IPython runs it inside a function: a local def
     ],
 )
 def test_cell_magics(tmp_path, magic, graded):

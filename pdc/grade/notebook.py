@@ -11,8 +11,9 @@ Three jobs, each built on the library that already knows the answer:
   ``cuda.grid?``, ``x = !nvidia-smi -L`` and ``t = %timeit -o f()`` into the calls IPython
   makes, so the rest of such a cell is kept. A cell under a cell magic that does not run its
   body as Python (``%%script``, ``%%bash``, ``%%writefile``, ``%%html``, ...) is left out,
-  as its code never defines anything; ``%%time``, ``%%timeit``, ``%%capture`` and ``%%prun``
-  run the body in the notebook's namespace, so the body is kept.
+  as its code never defines anything; nor does ``%%timeit``'s, which IPython runs inside a
+  function of its own (a ``def`` there is local to it); ``%%time``, ``%%capture`` and
+  ``%%prun`` run the body in the notebook's namespace, so the body is kept.
 * ``find_notebooks`` picks the notebook for each exercise in a submission folder.
 """
 
@@ -23,8 +24,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-#: Cell magics whose body runs as Python in the notebook's own namespace.
-PYTHON_CELL_MAGICS = frozenset(("time", "timeit", "capture", "prun"))
+#: Cell magics whose body runs as Python in the notebook's own namespace (not ``%%timeit``:
+#: IPython compiles its body into a function, so what it binds is gone after the cell).
+PYTHON_CELL_MAGICS = frozenset(("time", "capture", "prun"))
 
 
 class NotebookError(ValueError):

@@ -275,6 +275,16 @@ def _array_op(f: Callable, a: Any, b: Any) -> np.ndarray | None:
     return out
 
 
+def _jumps(node: ast.AST) -> bool:
+    """True where ``node`` holds a ``break``, ``continue`` or ``return`` of the loop around it
+    (not those inside the functions it defines)."""
+    if isinstance(node, ast.Break | ast.Continue | ast.Return):
+        return True
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+        return False
+    return any(_jumps(child) for child in ast.iter_child_nodes(node))
+
+
 def _tuple_op(op: ast.operator, a: Any, b: Any) -> tuple | None:
     """``(TILE,) * 2`` or ``(TILE,) + (R,)``: a tuple of numbers, as Python makes it, else None."""
     if isinstance(op, ast.Add) and isinstance(a, tuple) and isinstance(b, tuple):
@@ -473,10 +483,37 @@ class _Notebook:
                     self._skipped(node.orelse if taken else node.body, where)
             elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
                 self._sometimes([node], f"`{ast.unparse(node).partition(chr(10))[0][:60]}`")
+                if self._runs_once_at_least(node):
+                    # for _ in range(1): its functions are defined (the same def each time)
+                    for stmt in node.body:
+                        if isinstance(stmt, ast.FunctionDef):
+                            self._statement(stmt, src, constants)
             else:
                 self._statement(node, src, constants)
             self.seen |= _binds(node)
         return False
+
+    def _runs_once_at_least(self, node: ast.stmt) -> bool:
+        """True for ``for NAME in range(...)`` whose count the syntax gives and is at least 1,
+        with no ``break``, ``continue`` or ``return`` before its body's definitions matter:
+        its body surely runs, so its functions are defined (constants it rebinds stay
+        values only a run knows, as in any loop)."""
+        if not isinstance(node, ast.For) or node.orelse:
+            return False
+        it = node.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)):
+            return False
+        if it.func.id != "range" or "range" in self.seen or it.keywords:
+            return False
+        bounds = [self._test_value(a) for a in it.args]
+        if not 1 <= len(bounds) <= 3 or not all(isinstance(b, int) for b in bounds):
+            return False
+        if any(_jumps(stmt) for stmt in node.body):
+            return False
+        try:
+            return len(range(*bounds)) >= 1
+        except ValueError:  # a step of 0
+            return False
 
     def _test_value(self, node: ast.expr) -> Any:
         """A number, or a string (``MODE = "gpu"``), an ``if`` test may compare."""
