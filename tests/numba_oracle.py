@@ -98,9 +98,8 @@ class Oracle:
                 self.used[k] = self.kept[k]
         if f"{key}.error" in self.kept:
             kind, _, text = str(self.kept[f"{key}.error"]).partition(":")
-            raise {"AttributeError": AttributeError, "OverflowError": OverflowError}.get(
-                kind, RuntimeError
-            )(text)
+            kinds = (AttributeError, OverflowError, AssertionError)
+            raise {k.__name__: k for k in kinds}.get(kind, RuntimeError)(text)
         for i, a in enumerate(args):
             v = self.kept.get(f"{key}.{i}")
             if v is not None:
