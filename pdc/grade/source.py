@@ -483,7 +483,7 @@ class _Notebook:
                     self._skipped(node.orelse if taken else node.body, where)
             elif isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
                 self._sometimes([node], f"`{ast.unparse(node).partition(chr(10))[0][:60]}`")
-                if self._runs_once_at_least(node):
+                if isinstance(node, ast.For) and self._runs_once_at_least(node):
                     # for _ in range(1): its functions are defined (the same def each time)
                     for stmt in node.body:
                         if isinstance(stmt, ast.FunctionDef):
@@ -493,12 +493,12 @@ class _Notebook:
             self.seen |= _binds(node)
         return False
 
-    def _runs_once_at_least(self, node: ast.stmt) -> bool:
+    def _runs_once_at_least(self, node: ast.For) -> bool:
         """True for ``for NAME in range(...)`` whose count the syntax gives and is at least 1,
-        with no ``break``, ``continue`` or ``return`` before its body's definitions matter:
-        its body surely runs, so its functions are defined (constants it rebinds stay
-        values only a run knows, as in any loop)."""
-        if not isinstance(node, ast.For) or node.orelse:
+        with no ``break``, ``continue`` or ``return`` in its body: the body surely runs, so
+        its functions are defined (constants it rebinds stay values only a run knows, as in
+        any loop)."""
+        if node.orelse:
             return False
         it = node.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)):
