@@ -166,6 +166,13 @@ KERNELS: dict[str, dict[str, Any]] = {
     },
     "notebooks/10_optimisation.ipynb": {"heavy": (F1, F1)},
     "tests/kernels_for_tests.py": {"add": (F1, F1, F1), "scale2d": (F2, F2, "float32")},
+    "tests/test_sim_launcher.py": dict.fromkeys(
+        ("widen", "copy_unguarded", "add_one", "nothing"),
+        skip(
+            "made inside a test by the simulator's jit after pdc.sim.install: pdc.sim "
+            "compiles it with numba-cuda at each launch"
+        ),
+    ),
     "pdc/backends/cuda.py": {"_self_test_kernel": (I32,)},
     "tests/test_ring_cpu.py": {
         "root": ring(),
