@@ -113,17 +113,18 @@ def truth(test: ast.expr, value: Callable[[ast.expr], Any]) -> bool | None:
             return want
         return None if None in parts else not want
     if isinstance(test, ast.Compare):
-        if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARE:
+        if len(test.ops) != 1 or type(test.ops[0]) not in COMPARE:
             return None
         a, b = (_side(s, value) for s in (test.left, test.comparators[0]))
         if a is None or b is None or isinstance(a, str) != isinstance(b, str):
             return None
-        return bool(_COMPARE[type(test.ops[0])](a, b))
+        return bool(COMPARE[type(test.ops[0])](a, b))
     v = value(test)
     return None if v is None or isinstance(v, str) else bool(v)
 
 
-_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+#: The comparisons a constant condition may make (the Triton heuristics' lambdas share them).
+COMPARE: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: lambda a, b: a == b,
     ast.NotEq: lambda a, b: a != b,
     ast.Lt: lambda a, b: a < b,

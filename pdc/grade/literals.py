@@ -18,6 +18,8 @@ import numpy as np
 
 from pdc.grade import imports as jitkinds
 
+#: The scalar types a constant may hold.
+NUMBER = (int, float, bool, np.number, np.bool_)
 MAX_ARRAY = 16384  # elements of a NumPy array constant (64 KiB of float32: constant memory)
 #: The limits of a NumPy type a constant may read.
 LIMITS: dict[str, tuple[str, ...]] = {
@@ -127,7 +129,7 @@ def _size_ok(v: Any) -> bool:
         return all(_size_ok(x) for x in v) and len(v) <= MAX_ARRAY
     if isinstance(v, np.ndarray):
         return v.size <= MAX_ARRAY
-    return isinstance(v, (int, float, bool, np.number, np.bool_))
+    return isinstance(v, NUMBER)
 
 
 def _planned(name: str, args: list) -> bool:

@@ -60,7 +60,8 @@ def notebook_cells(path) -> list[str]:
     return notebook.notebook_cells(path)
 
 
-_BINOPS = {
+#: The arithmetic a constant may be computed with (the Triton heuristics' lambdas share it).
+BINOPS = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
     ast.Mult: lambda a, b: a * b,
@@ -87,7 +88,7 @@ _CALLS: dict[str, Callable] = {
     "len": len,
     "sum": sum,
 }
-_NUMBER = (int, float, bool, np.number, np.bool_)
+_NUMBER = literals.NUMBER
 _TABLE = (np.ndarray, *_NUMBER)  # an operand of an array constant's arithmetic
 #: math functions of numbers a constant may be computed with (``int(math.log2(TPB))``).
 _MATH = frozenset(
@@ -183,20 +184,20 @@ def _evaluate(node, env: dict, imports: dict | None = None):
             return ~v if isinstance(v, int | np.integer) else None
         w: Any = v  # a number (NumPy scalars included)
         return -w if isinstance(node.op, ast.USub) else +w
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+    if isinstance(node, ast.BinOp) and type(node.op) in BINOPS:
         a: Any = _evaluate(node.left, env, imports)
         b: Any = _evaluate(node.right, env, imports)
         if isinstance(a, tuple) or isinstance(b, tuple):
             return _tuple_op(node.op, a, b)  # (TILE,) * 2, SHAPE + (4,)
         if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):  # TABLE * 2, W / W.sum()
-            return _array_op(_BINOPS[type(node.op)], a, b)
+            return _array_op(BINOPS[type(node.op)], a, b)
         if not isinstance(a, _NUMBER) or not isinstance(b, _NUMBER):
             return None
         if isinstance(node.op, (ast.Pow, ast.LShift)) and abs(cast(Any, b)) > 64:
             return None  # a constant this large is no launch size; refuse to compute it
         try:
             with np.errstate(all="raise"):
-                return _BINOPS[type(node.op)](a, b)
+                return BINOPS[type(node.op)](a, b)
         except (ArithmeticError, ValueError, TypeError, FloatingPointError):
             return None
     if isinstance(node, ast.Tuple) and len(node.elts) <= MAX_TUPLE:
@@ -596,7 +597,7 @@ class _Notebook:
             if name.startswith("__") or name in constants:
                 return
             v = None
-            if type(node.op) in _BINOPS and name in self.consts:
+            if type(node.op) in BINOPS and name in self.consts:
                 expr = ast.BinOp(ast.Name(name, ast.Load()), node.op, node.value)
                 v = _evaluate(expr, self.consts, self.imports)
             self._forget(name)

@@ -17,38 +17,19 @@ checks and are left out; every other key must be a parameter of the kernel.
 from __future__ import annotations
 
 import ast
-import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from pdc.grade import flow, source
 
 #: Launch options a heuristic may set that are no parameter of the kernel.
 OPTIONS = frozenset({"num_warps", "num_stages", "num_ctas", "maxnreg"})
 #: Keep a computed value small: a heuristic is a flag or a block size.
 LIMIT = 1 << 40
 
-_BINOPS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Div: operator.truediv,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-    ast.Pow: operator.pow,
-}
-_COMPARE = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-}
+_BINOPS = source.BINOPS
+_COMPARE = flow.COMPARE
 
 
 def _cdiv(a: int, b: int) -> int:
