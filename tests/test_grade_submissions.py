@@ -22,11 +22,16 @@ from pdc.grade.grader import grade
 HERE = Path(__file__).resolve().parent / "submissions"
 CASES = sorted(p.name for p in HERE.iterdir() if (p / "expect.json").is_file())
 TIMEOUT_S = 5.0
+#: What an attack's notebook would score without its attack.
+HONEST = {"attack_hidden_leak": 3.0}  # its kernel is right on every public size
+CLAIM_BATCH = 48  # kernels one worker compiles in one batch
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _compile_all_at_once():
-    """Fill the compile gate's cache in one process: one start instead of one per folder."""
+def _compile_all_at_once(tmp_path_factory, worker_id):
+    """Fill the compile gate's cache in batches: one compiling process per batch instead of one
+    per folder. Under pytest-xdist every worker runs this fixture; each claims batches in a
+    folder the run's workers share, so a cold cache compiles each kernel once, on every core."""
     jobs = []
     for name in CASES:
         expect = json.loads((HERE / name / "expect.json").read_text())
@@ -38,7 +43,17 @@ def _compile_all_at_once():
                 args = list(exs.public_cases(part)[0].args.values())
                 text = gate.module_text(ext, part.name)
                 jobs.append((f"{name}/{path.name}", text, part.name, args))
-    gate.check_compiles(jobs)
+    claims = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        claims = claims.parent  # the run's folder, above each worker's own
+    claims = claims / "gate-claims"
+    claims.mkdir(exist_ok=True)
+    for i in range(0, len(jobs), CLAIM_BATCH):
+        try:
+            (claims / str(i)).touch(exist_ok=False)  # atomic: one worker wins each batch
+        except FileExistsError:
+            continue
+        gate.check_compiles(jobs[i : i + CLAIM_BATCH])
 
 
 def _grade(name, sub_out=None):
@@ -83,10 +98,37 @@ def test_every_measured_criterion_has_three_gaming_attempts():
         assert len(names) >= 3, (measure, names)
 
 
+#: What a submission's own kernel may make the simulator report as an exception (a refusal
+#: of numba-cuda, a budget that stops an endless loop, a fault of the kernel itself). Any
+#: other exception would be the simulator's own failure, and "does not support" never shows.
+OWN_FAULTS = (
+    "numba-cuda cannot compile",
+    "more than a GPU gives",
+    "a loop that can never end",
+    "an endless loop?",
+)
+
+
+def _simulator_failures(verdicts) -> list[str]:
+    out = []
+    for v in verdicts.values():
+        for line in v.output.splitlines():
+            if "does not support" in line:
+                out.append(line)
+            elif "kernel raised an exception:" in line and not any(f in line for f in OWN_FAULTS):
+                out.append(line)
+    return out
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_submission_is_graded_for_the_right_reason(name):
     subs: list = []
     expect, part, verdicts, _ = _grade(name, subs)
+    # Every kernel the grader sees runs on pdc.sim without the simulator failing itself.
+    assert not _simulator_failures(verdicts), _simulator_failures(verdicts)
+    if name.startswith("attack_"):
+        # An attack scores no more than the same notebook without the attack would.
+        assert part.score <= HONEST.get(name, 0.0)
     for w in [expect["warning"]] if "warning" in expect else []:
         assert any(w in line for line in subs[0].warnings), subs[0].warnings
     if expect.get("full"):
@@ -99,14 +141,6 @@ def test_submission_is_graded_for_the_right_reason(name):
         assert verdicts[c].passed, (c, verdicts[c].output)
     reasons = "\n".join(verdicts[c].output for c in expect["fail"])
     assert expect["reason"] in reasons, reasons
-
-
-@pytest.mark.parametrize("name", [c for c in CASES if c.startswith("attack_")])
-def test_attacks_gain_nothing(name):
-    """An attack scores no more than the same notebook without the attack would."""
-    expect, part, verdicts, _ = _grade(name)
-    honest = {"attack_hidden_leak": 3.0}  # its kernel is right on every public size
-    assert part.score <= honest.get(name, 0.0)
 
 
 def test_infinite_loop_is_killed_on_time():
