@@ -30,10 +30,17 @@ TILE = 32  # a TILE x TILE tile per block of the tiled kernels: one warp spans a
 BLOCK_ROWS = 8  # tiled kernels run (TILE, BLOCK_ROWS) threads: each moves TILE // BLOCK_ROWS
 #: A tiled kernel's busiest thread may exceed the model's budget (pdc.grade.profile) only while
 #: it makes at most this many times the mean of the threads that touch memory. One thread
-#: loading the block's tile makes about 100 times that mean, one warp loading it about 5; a
-#: kernel whose every thread repeats work alike stays below 4 even on a one-column matrix,
-#: where the threads left with work are few and uneven by the shape alone (measured: 3.8).
+#: loading the block's tile makes about 100 times that mean; a kernel whose every thread
+#: repeats work alike stays below 4 even on a one-column matrix, where the threads left with
+#: work are few and uneven by the shape alone (measured: 3.8). One warp loading the tile makes
+#: 3.6 to 5 times the mean, too close to tell apart: TILE_WORK catches it.
 IMBALANCE = 4.0
+#: Memory accesses one thread of a tiled kernel may make: the model's busiest thread makes 16
+#: (four elements, each loaded, stored to the tile, read back and stored), twice that plus 8.
+#: One warp loading the whole tile makes 72; every thread walking the tile's rows with a
+#: guard still makes 16.
+TILE_WORK = 2 * 4 * (TILE // BLOCK_ROWS) + 8
+TILE_WORK_WHAT = "expected for the four elements a thread moves (each loaded, kept, read, stored)"
 
 #: Small primes for hidden sizes: never a multiple of a warp, a tile or a block.
 _PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53)
@@ -261,6 +268,8 @@ TRANSPOSE = Exercise(
             reference=lambda a: {"out": transpose_spec(a["a"])},
             points={"public": 1, "hidden": 1, "bounds": 1, "sync": 1, "parallel": 1, "memory": 2},
             max_stores=TILE // BLOCK_ROWS,
+            max_work=lambda case: TILE_WORK,
+            work_what=TILE_WORK_WHAT,
             model_ops=78,  # the model answer's busiest thread (pdc.grade.profile)
             model_span=39,
             imbalance=IMBALANCE,
@@ -289,6 +298,8 @@ TRANSPOSE = Exercise(
                 "conflicts": 2,
             },
             max_stores=TILE // BLOCK_ROWS,
+            max_work=lambda case: TILE_WORK,
+            work_what=TILE_WORK_WHAT,
             model_ops=78,  # the model answer's busiest thread (pdc.grade.profile)
             model_span=39,
             imbalance=IMBALANCE,
