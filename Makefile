@@ -70,10 +70,15 @@ serve-book: env
 	@echo "The course book: http://127.0.0.1:$(BOOK_PORT)/ (Ctrl-C stops it)"
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory book/_build/html $(BOOK_PORT)
 
+BOOK_TESTS = $(BIN)/pytest -n 2 --dist loadfile tests/test_book*.py
 test-book: book
-	$(BIN)/pytest -n 2 --dist loadfile tests/test_book*.py
+	$(BOOK_TESTS)
 
-test: lint test-unit test-notebooks test-book
+# The notebooks' tests and the book's build run side by side: the build is one process
+# (Sphinx reads and writes the pages one after another), about two minutes on one core.
+test: lint test-unit
+	$(MAKE) --no-print-directory --output-sync=target -j2 test-notebooks book
+	$(BOOK_TESTS)
 
 assign: env
 	$(BIN)/pdc assign solutions exercises
