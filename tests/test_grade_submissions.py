@@ -106,6 +106,7 @@ OWN_FAULTS = (
     "more than a GPU gives",
     "a loop that can never end",
     "an endless loop?",
+    "with debug=True numba-cuda raises it",
 )
 
 

@@ -160,6 +160,21 @@ def test_a_raise_that_fires_stops_the_thread_and_is_reported():
     assert (out == 0).all()
 
 
+def test_with_debug_true_a_raise_fails_the_launch():
+    """With debug=True numba-cuda raises the kernel's exception on the host when the launch
+    ends: an error, not a note (the flag survives the trip to pdc.sim's worker)."""
+    from numba import cuda
+
+    kernel = cuda.jit(debug=True, opt=False)(C.uses_python_features)
+    x = np.full(64, -1e31, np.float32)
+    rep = run(kernel, 2, 32, [x, np.zeros_like(x)])
+    assert kinds(rep) == {"error": 64}
+    assert "ValueError" in rep.findings["error"]["examples"][0]
+    assert "debug=True" in rep.findings["error"]["examples"][0]
+    x = np.ones(64, np.float32)  # nothing raised: no finding
+    assert kinds(run(kernel, 2, 32, [x, np.zeros_like(x)])) == {}
+
+
 # -- class 2: numerics are numba's, checked against numba.njit ---------------------------------
 @pytest.mark.parametrize("case", C.NUMERIC, ids=lambda c: c[0].__name__)
 def test_scalar_semantics_match_numba(case):

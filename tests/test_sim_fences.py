@@ -1,5 +1,6 @@
 """Fences on pdc.sim: a block's store, a ``threadfence`` and an atomic order the store before
-what another block does after a later atomic (the programming guide's "last block" sum).
+what another block does after a later atomic (the programming guide's "last block" sum), and
+``threadfence_block`` does the same between the warps of one block.
 
 The kernels are plain functions, as in tests/sim_cases.py: pdc.sim types them with
 numba-cuda when it launches them.
@@ -62,6 +63,55 @@ def block_fence_only(x, partial, count, total):
             for k in range(cuda.gridDim.x):
                 acc += partial[k]
             total[0] = acc
+
+
+def last_warp_sums(x, out):
+    # One level down: each warp's lane 0 stores its value, fences for the block and draws a
+    # ticket from a shared counter; the warp with the last ticket adds them (no 2nd barrier).
+    sums = cuda.shared.array(4, np.float32)
+    ticket = cuda.shared.array(1, np.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        ticket[0] = 0
+    cuda.syncthreads()
+    if t % 32 == 0:
+        sums[t // 32] = x[t // 32]
+        cuda.threadfence_block()
+        if cuda.atomic.add(ticket, 0, 1) == 3:
+            cuda.threadfence_block()
+            acc = np.float32(0.0)
+            for w in range(4):
+                acc += sums[w]
+            out[0] = acc
+
+
+def last_warp_sums_no_fence(x, out):
+    sums = cuda.shared.array(4, np.float32)
+    ticket = cuda.shared.array(1, np.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        ticket[0] = 0
+    cuda.syncthreads()
+    if t % 32 == 0:
+        sums[t // 32] = x[t // 32]
+        if cuda.atomic.add(ticket, 0, 1) == 3:
+            acc = np.float32(0.0)
+            for w in range(4):
+                acc += sums[w]
+            out[0] = acc
+
+
+def test_a_block_fence_orders_a_warps_store_for_the_last_warp_of_its_block():
+    x, out = np.arange(1, 5, dtype=np.float32), np.zeros(1, np.float32)
+    rep = sim.launch(last_warp_sums, 1, 128, [x, out])
+    assert rep.findings == {} and out[0] == 10.0
+
+
+def test_without_the_block_fence_the_last_warp_reads_a_race():
+    x, out = np.arange(1, 5, dtype=np.float32), np.zeros(1, np.float32)
+    rep = sim.launch(last_warp_sums_no_fence, 1, 128, [x, out])
+    (text, *_) = rep.findings["race"]["examples"]
+    assert "read sums[" in text and "written by another thread" in text
 
 
 def _run(kernel):

@@ -46,8 +46,13 @@ def _table() -> dict:
     for name in ("count", "and", "or"):
         add(getattr(cuda, f"syncthreads_{name}", None), _barrier(name))
     add(cuda.syncwarp, syncwarp)
-    for name in ("threadfence", "threadfence_block", "threadfence_system", "nanosleep"):
-        add(getattr(cuda, name, None), _fence(name in ("threadfence", "threadfence_system")))
+    for name, scope in (
+        ("threadfence", "grid"),
+        ("threadfence_system", "grid"),
+        ("threadfence_block", "block"),
+        ("nanosleep", None),
+    ):
+        add(getattr(cuda, name, None), _fence(scope))
     for name in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
         add(getattr(cuda, name, None), shuffle(name))
     for name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
@@ -175,16 +180,17 @@ def _literal_shape(t, static, site):
     return (one(t),)
 
 
-def _fence(grid: bool):
-    """A fence (or ``nanosleep``): a compiler loads again after one, so a loop that makes it
-    may see another thread's store (pdc.sim.spin); a grid-wide fence also orders the
-    thread's writes before its next atomic, for every block (pdc.sim.races)."""
+def _fence(scope: str | None):
+    """A fence (or ``nanosleep``, ``scope`` None): a compiler loads again after one, so a loop
+    that makes it may see another thread's store (pdc.sim.spin); a fence also orders the
+    thread's writes before its next atomic, for every block (``grid``: ``threadfence``) or for
+    the threads of its own block (``block``: ``threadfence_block``) (pdc.sim.races)."""
 
     def make(b, e, sig, gets, kws, site, line, tgt):
         def fence(fr: Frame):
             fr.S.fences += 1
-            if grid:
-                races.fenced(fr.S, fr.lanes)
+            if scope is not None:
+                races.fenced(fr.S, fr.lanes, scope == "grid")
             return None, None
 
         return fence

@@ -104,6 +104,9 @@ class Launch:
         self.gtid = np.where(self.real, blk * tpb + tid, -1)
         self.alive = self.real.copy()
         self.exited = np.zeros(n, dtype=bool)
+        # The kernel was jitted with debug=True: a raise or a failed assert is an error
+        # numba-cuda raises on the host after the launch (pdc.sim.program), not a silent stop.
+        self.debug = False
         self.bep = np.zeros(nb, dtype=np.int64)  # barrier epoch of each block
         self.wgen = np.zeros(n // WARP, dtype=np.int64)  # syncwarp generation of each warp
         self.pairgen: Any = None  # (warps, 32, 32): generation at which two lanes last synced

@@ -342,15 +342,27 @@ class _Builder:
                 S = fr.S
                 # A raise or assert the kernel states: numba-cuda's kernel returns there
                 # without debug=True, so the thread stops and the launch goes on ("stopped",
-                # a note); the outputs show what it did not store.
-                S.finding(
-                    "stopped",
-                    f"the kernel raised {text}: on a GPU the thread stops there silently "
-                    "(numba-cuda without debug=True)",
-                    fr.lanes[0],
-                    site,
-                    count=int(fr.lanes.size),
-                )
+                # a note); the outputs show what it did not store. With debug=True the
+                # thread sets numba-cuda's exception flag, which the host raises once the
+                # launch ends (before any array is copied back): the launch fails.
+                if S.debug:
+                    S.finding(
+                        "error",
+                        f"the kernel raised {text}: with debug=True numba-cuda raises it on "
+                        "the host when the launch ends",
+                        fr.lanes[0],
+                        site,
+                        count=int(fr.lanes.size),
+                    )
+                else:
+                    S.finding(
+                        "stopped",
+                        f"the kernel raised {text}: on a GPU the thread stops there silently "
+                        "(numba-cuda without debug=True)",
+                        fr.lanes[0],
+                        site,
+                        count=int(fr.lanes.size),
+                    )
                 S.alive[fr.lanes] = False
                 S.exited[fr.lanes] = True
                 return BIG

@@ -20,7 +20,9 @@ thread made a ``threadfence`` after it, then an atomic, and the other thread mad
 after that one (the guide's "last block" sum: store, fence, ``atomic.inc`` of a counter; the
 block that draws the last ticket reads every block's store). Without the fence the store may
 reach memory after the atomic: a race. Otherwise a global element written by one block and
-touched by another is a race. Volta and later
+touched by another is a race. Within a block ``threadfence_block`` (``membar.cta``) orders the
+same way, for the threads of that block only (the last warp of a block to draw a ticket from
+a shared counter adds the other warps' sums, with no second barrier). Volta and later
 have no implicit warp lockstep, so lanes of one warp race as any two threads do. Lanes of
 one instruction that write one element race with each other.
 
@@ -54,16 +56,36 @@ class Stamps:
         self.tm = np.zeros(n, dtype=np.int64)  # the launch's memory clock at a plain write
 
 
-class Publish:
-    """Per thread, on the launch's memory clock (``clock``): its last fence, the
-    fence whose writes an atomic after it published and that atomic, and its last atomic."""
+class Scope:
+    """Per thread, for fences of one scope (the grid, or the thread's block), on the launch's
+    memory clock (``clock``): its last fence, and the fence whose writes an atomic after it
+    published and that atomic."""
 
-    __slots__ = ("fence", "upto", "at", "atomic")
+    __slots__ = ("fence", "upto", "at")
 
     def __init__(self, n: int):
         self.fence = np.full(n, -1, dtype=np.int64)
         self.upto = np.full(n, -1, dtype=np.int64)
         self.at = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+
+    def publish(self, lanes, now) -> None:
+        new = self.fence[lanes] > self.upto[lanes]
+        self.upto[lanes[new]] = self.fence[lanes[new]]
+        self.at[lanes[new]] = now[new]
+
+    def ordered(self, tm, u, t_atomic):
+        """Whether writes at ``tm`` by threads ``u`` are published to atomics at ``t_atomic``."""
+        return (tm <= self.upto[u]) & (t_atomic > self.at[u])
+
+
+class Publish:
+    """Per thread: its fences of either scope (``grid``, ``block``) and its last atomic."""
+
+    __slots__ = ("grid", "block", "atomic")
+
+    def __init__(self, n: int):
+        self.grid = Scope(n)
+        self.block = Scope(n)  # threadfence_block, and threadfence too (it orders more)
         self.atomic = np.full(n, -1, dtype=np.int64)
 
 
@@ -72,11 +94,15 @@ def clock(S) -> int:
     return S.mem_instructions * S.N
 
 
-def fenced(S, lanes) -> None:
-    """``threadfence`` by ``lanes``: their writes so far reach memory before what follows."""
+def fenced(S, lanes, grid: bool = True) -> None:
+    """A fence by ``lanes``: their writes so far reach memory before what follows, for the
+    whole grid (``threadfence``) or for their own block (``threadfence_block``)."""
     if S.publish is None:
         S.publish = Publish(S.N)
-    S.publish.fence[lanes] = clock(S) + S.N - 1
+    now = clock(S) + S.N - 1
+    S.publish.block.fence[lanes] = now
+    if grid:
+        S.publish.grid.fence[lanes] = now
 
 
 def atomic_made(S, lanes) -> None:
@@ -86,9 +112,8 @@ def atomic_made(S, lanes) -> None:
     if P is None:  # no fence yet: nothing to publish, and nothing published to acquire
         return
     now = clock(S) + np.arange(lanes.size)  # one instruction's lanes update in lane order
-    new = P.fence[lanes] > P.upto[lanes]
-    P.upto[lanes[new]] = P.fence[lanes[new]]
-    P.at[lanes[new]] = now[new]
+    P.grid.publish(lanes, now)
+    P.block.publish(lanes, now)
     P.atomic[lanes] = now
 
 
@@ -164,7 +189,9 @@ class Shadow:
         if P is not None and st is self.w and racy.any():
             j = np.flatnonzero(racy & (tid[idx] >= 0))
             u, t = tid[idx[j]], T[idx[j]]
-            ok = (st.tm[f[idx[j]]] <= P.upto[u]) & (P.atomic[t] > P.at[u])
+            tm, seen = st.tm[f[idx[j]]], P.atomic[t]
+            ok = P.grid.ordered(tm, u, seen)
+            ok |= P.block.ordered(tm, u, seen) & (S.block_of[u] == S.block_of[t])
             racy[j[ok]] = False
         out = np.zeros(f.size, dtype=bool)
         out[idx[racy]] = True

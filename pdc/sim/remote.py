@@ -32,10 +32,14 @@ _WORKER: subprocess.Popen | None = None
 _KEEP = ("numpy", "numba", "math", "builtins", "pdc.")
 
 
-def _rejit(py_func, device: bool):
+def _rejit(py_func, device: bool, debug: bool = False):
     from numba import cuda
 
-    return cuda.jit(device=True)(py_func) if device else cuda.jit(py_func)
+    if device:
+        return cuda.jit(device=True)(py_func)
+    # debug=True changes what a failed assert does (pdc.sim.run.debug_of); opt=False as
+    # numba-cuda asks of a debug kernel.
+    return cuda.jit(debug=True, opt=False)(py_func) if debug else cuda.jit(py_func)
 
 
 def _renjit(py_func):
@@ -52,9 +56,14 @@ def dumps(obj) -> bytes:
         def reducer_override(self, o):
             name = type(o).__name__
             if name == "FakeCUDAKernel":
-                return _rejit, (o.fn, bool(o._device))
+                return _rejit, (o.fn, bool(o._device), bool(getattr(o, "_debug", False)))
             if name == "CUDADispatcher":
-                return _rejit, (o.py_func, bool(o.targetoptions.get("device", False)))
+                options = o.targetoptions
+                return _rejit, (
+                    o.py_func,
+                    bool(options.get("device", False)),
+                    bool(options.get("debug", False)),
+                )
             if name == "CPUDispatcher":
                 return _renjit, (o.py_func,)
             return super().reducer_override(o)
@@ -201,6 +210,7 @@ def launch(kernel, grid, block, args, names=None, *, record: bool = False):
     import numpy as np
 
     from pdc.sim.frontend import python_function
+    from pdc.sim.run import debug_of
 
     fn = python_function(kernel)
     if names is None:
@@ -213,6 +223,7 @@ def launch(kernel, grid, block, args, names=None, *, record: bool = False):
         "args": list(args),
         "names": list(names),
         "record": record,
+        "debug": debug_of(kernel),
         "sources": _sources(fn),
     }
     with _LOCK:

@@ -30,12 +30,25 @@ def dim3(v, what: str = "grid") -> tuple:
     return (t + (1, 1))[:3]
 
 
-def launch_here(kernel, grid, block, args, names=None, record: bool = False, ops_limit=None):
+def debug_of(kernel) -> bool:
+    """Whether ``kernel`` was jitted with ``debug=True`` (numba-cuda's dispatcher, or numba's
+    own simulator's kernel)."""
+    options = getattr(kernel, "targetoptions", None)
+    if isinstance(options, dict):
+        return bool(options.get("debug", False))
+    return bool(getattr(kernel, "_debug", False))
+
+
+def launch_here(
+    kernel, grid, block, args, names=None, record: bool = False, ops_limit=None, debug=None
+):
     """Run ``kernel[grid, block](*args)`` on the SIMT machine; arrays are updated in place.
 
     ``ops_limit``: (memory operations, why) one thread may make before the launch counts as
     an endless loop, when fewer than pdc.sim.machine.OPS_PER_THREAD (the grader's, from what
     the whole launch is expected to make: pdc.grade.grader).
+    ``debug``: the kernel was jitted with ``debug=True`` (None: ask ``kernel``, which the
+    worker's plain function cannot answer).
 
     Returns:
         A pdc.grade.simreport.LaunchReport.
@@ -53,6 +66,7 @@ def launch_here(kernel, grid, block, args, names=None, record: bool = False, ops
         code = fn.__code__
         names = list(code.co_varnames[: code.co_argcount])
     S = machine.Launch(grid, block, fn.__name__, record, ops_limit)
+    S.debug = debug_of(kernel) if debug is None else bool(debug)
     host = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
     sim_args = []
     for name, a in zip(names, host):

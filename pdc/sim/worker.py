@@ -33,7 +33,15 @@ def main() -> int:
             if kernel is None:
                 kernel = kernels[job["kernel"]] = pickle.loads(job["kernel"])
             args = job["args"]
-            rep = launch_here(kernel, job["grid"], job["block"], args, job["names"], job["record"])
+            rep = launch_here(
+                kernel,
+                job["grid"],
+                job["block"],
+                args,
+                job["names"],
+                job["record"],
+                debug=job.get("debug", False),
+            )
             arrays = [a if hasattr(a, "shape") and hasattr(a, "dtype") else None for a in args]
             reply = {"arrays": arrays, "report": rep}
         except Exception as e:  # the caller re-raises it
