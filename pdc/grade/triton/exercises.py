@@ -43,15 +43,20 @@ FAR = 110.0
 
 def make_softmax(rng, sizes) -> exs.Case:
     """A case: ``rows`` rows of ``cols`` values, each row shifted by up to ``shift``, stored
-    with ``pad`` spare elements after each row (a stride wider than the row).
+    with ``pad`` spare elements after each row (a stride wider than the row); optionally
+    (a fifth size, ``rise``) each row's first ``BLOCK`` values lie ``rise`` below the rest.
 
     Where ``shift >= FAR``, row 0 is shifted below ``-FAR`` and row 1 above ``FAR``: a
     uniform draw of the shifts could leave every row of a case near zero or on one side of it,
-    and a kernel that starts its running max at 0 would pass by chance.
+    and a kernel that starts its running max at 0 would pass by chance. Where ``rise`` is
+    past exp's range, a kernel that keeps the first block's max and never rescales stores inf
+    or NaN: the row's max is in a later block.
     """
-    rows, cols, shift, pad = sizes
+    rows, cols, shift, pad = sizes[:4]
+    rise = float(sizes[4]) if len(sizes) > 4 else 0.0
     x = np.full((rows, cols + pad), np.float32(123.0), np.float32)  # padding: never read
     values = rng.uniform(-4, 4, (rows, cols))
+    values[:, :SOFTMAX_BLOCK] -= rise
     offsets = rng.uniform(-shift, shift, (rows, 1))
     if shift >= FAR:
         offsets[:2] = np.maximum(np.abs(offsets[:2]), FAR) * np.array([[-1.0], [1.0]])[:rows]
@@ -66,7 +71,7 @@ def make_softmax(rng, sizes) -> exs.Case:
         "y_stride": np.int32(y.shape[1]),
     }
     body = x[:, :cols]
-    dims = {"rows": rows, "n": cols, "shift": shift, "pad": pad}
+    dims = {"rows": rows, "n": cols, "shift": shift, "pad": pad, "rise": rise}
     # the highest row's smallest value, and the lowest row's largest
     dims.update(high=float(body.min(axis=1).max()), low=float(body.max(axis=1).min()))
     return exs.Case(f"{rows} rows x {cols}", args, ("y_ptr",), (rows,), (4,), dims=dims)
@@ -110,6 +115,8 @@ def _hidden_softmax(rng) -> list:
             3.0,
             pad(),
         ),
+        # Each row's first block lies far below the rest: its max is in a later block.
+        (rows(), k() * b + int(rng.integers(0, b)), 3.0, pad(), float(rng.uniform(FAR, 300))),
     ]
 
 
@@ -127,6 +134,8 @@ SOFTMAX_BOUNDARIES = {
         c.dims["low"] < -104.0
     ),
     "rows stored with a stride wider than the row": lambda c: c.dims["pad"] > 0,
+    "rows whose first block lies over 88.8 below the rest (a max kept from the first block "
+    "overflows exp)": lambda c: c.dims["rise"] > 88.8 and c.dims["n"] > SOFTMAX_BLOCK,
 }
 
 
@@ -141,7 +150,8 @@ SOFTMAX = exs.Exercise(
             public=[(3, 300, 1000.0, 2), (5, SOFTMAX_BLOCK, 2.0, 0), (2, 7, 2.0, 1)],
             hidden=_hidden_softmax,
             domain=f"rows >= 1, any n_cols >= 1 (hidden: up to "
-            f"{WIDE_BLOCKS[1] * SOFTMAX_BLOCK}), rows shifted by up to 1000, row strides >= "
+            f"{WIDE_BLOCKS[1] * SOFTMAX_BLOCK}), rows shifted by up to 1000 (hidden: a row's first "
+            "block up to 300 below the rest), row strides >= "
             f"n_cols; BLOCK = {SOFTMAX_BLOCK}",
             boundaries=SOFTMAX_BOUNDARIES,
             make=make_softmax,
