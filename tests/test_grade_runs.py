@@ -154,6 +154,15 @@ def test_gate_compiles_what_numba_compiles_and_refuses_what_it_refuses():
         "eager_f32": [
             IMPORTS,
             MULTIPLY.replace("@cuda.jit", '@cuda.jit("void(float32[:], float32[:], float32[:])")'),
+        ],        # A list of signatures is checked at launch; one signature is not (numba-cuda reads
+        # the arrays' bytes as its types): both fail, each with what a GPU does.
+        "eager_list_f64": [
+            IMPORTS,
+            MULTIPLY.replace(
+                "@cuda.jit",
+                '@cuda.jit(["void(float64[:], float64[:], float64[:])", '
+                '"void(int32[:], int32[:], int32[:])"])',
+            ),
         ],
     }
     jobs = []
@@ -165,7 +174,9 @@ def test_gate_compiles_what_numba_compiles_and_refuses_what_it_refuses():
     done = gate.check_compiles(jobs)
     assert done["plain"] is None and done["eager_f32"] is None
     assert "Untyped global name 'shared'" in done["shared_import"]
-    assert "No matching definition for argument type(s) array(float32" in done["eager_f64"]
+    assert "jitted with one signature" in done["eager_f64"]
+    assert "without checking its arguments" in done["eager_f64"]
+    assert "No matching definition for argument type(s) array(float32" in done["eager_list_f64"]
 
 
 def test_each_cell_is_parsed_once(monkeypatch, tmp_path):

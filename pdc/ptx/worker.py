@@ -111,8 +111,11 @@ def eager_signatures_recorded():
 def _eager_match(obj: Any, argtypes: tuple) -> tuple:
     """The argument types to compile for: the kernel's own signature when it was given one.
 
-    A launch with arguments its signatures do not accept fails on a GPU as it does here:
-    "No matching definition for argument type(s) ...".
+    A launch with arguments a list of signatures does not accept fails on a GPU as it does
+    here: "No matching definition for argument type(s) ...". A kernel given one signature
+    (a string, not a list) is launched by numba-cuda without that check: its scalars are
+    converted, but an array of another type is read as the signature's type, byte for byte.
+    The run would be wrong on a GPU too; the error says what happens instead.
     """
     sigs = getattr(obj, "__dict__", {}).get("_pdc_eager")
     if not sigs:
@@ -125,6 +128,13 @@ def _eager_match(obj: Any, argtypes: tuple) -> tuple:
             return sig
     got = ", ".join(str(a) for a in argtypes)
     want = " or ".join("(" + ", ".join(str(t) for t in s) + ")" for s in sigs)
+    if len(sigs) == 1 and getattr(obj, "_specialized", False):
+        raise TypeError(
+            "numba-cuda launches a kernel jitted with one signature without checking its "
+            "arguments: it reads each array's bytes as the signature's type (wrong values, "
+            "and reads past the array's end); make the signature match the arrays, or leave "
+            f"it out. The launch passes ({got}); the signature is {want}"
+        )
     raise TypeError(
         f"No matching definition for argument type(s) {got}: the kernel's signature accepts {want}"
     )

@@ -67,7 +67,7 @@ CASES = {
         part="multiply",
         fail=ALL,
         passes=[],
-        reason="No matching definition",
+        reason="without checking its arguments",
         kernel=GOOD.replace("@cuda.jit", '@cuda.jit("void(float64[:], float64[:], float64[:])")'),
     ),
     "runs_eager_float32_signature": dict(
