@@ -154,7 +154,7 @@ def test_gate_compiles_what_numba_compiles_and_refuses_what_it_refuses():
         "eager_f32": [
             IMPORTS,
             MULTIPLY.replace("@cuda.jit", '@cuda.jit("void(float32[:], float32[:], float32[:])")'),
-        ],        # A list of signatures is checked at launch; one signature is not (numba-cuda reads
+        ],  # A list of signatures is checked at launch; one signature is not (numba-cuda reads
         # the arrays' bytes as its types): both fail, each with what a GPU does.
         "eager_list_f64": [
             IMPORTS,
