@@ -95,6 +95,11 @@ def main() -> int:
         except (AttributeError, OverflowError, AssertionError) as e:
             out[name] = {"skipped": f"numba's simulator cannot run it: {e}"[:200]}
             continue
+        except TypeError as e:  # nor device functions called with keyword arguments
+            if "unexpected keyword argument" not in str(e):
+                raise
+            out[name] = {"skipped": f"numba's simulator cannot run it: {e}"[:200]}
+            continue
         rep = sim.launch(k, case.grid, case.block, a2, list(case.args))
         names = list(case.args)
         worst, exact = 0.0, True
