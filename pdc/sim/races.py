@@ -130,6 +130,16 @@ def barrier(S, here) -> None:
     P.atomic[sel] = np.maximum(P.atomic[sel], top[S.block_of[sel]])
 
 
+def published(S, tm, u, t):
+    """Whether accesses at ``tm`` by threads ``u`` are ordered before what threads ``t`` do
+    now: ``u`` fenced after them and made an atomic, and ``t`` made an atomic after that one
+    (a fence of the grid for any two threads, of the block within one block)."""
+    P = S.publish
+    seen = P.atomic[t]
+    ok = P.grid.ordered(tm, u, seen)
+    return ok | (P.block.ordered(tm, u, seen) & (S.block_of[u] == S.block_of[t]))
+
+
 def _block_of_grp(S, grp):
     return np.where(grp >= 0, grp // S.wpb, np.where(grp == MANY, -1, -3 - grp))
 
@@ -149,16 +159,16 @@ class Shadow:
     # -- lazy reads -------------------------------------------------------------------------
     def read(self, S, f, lanes) -> None:
         """Log the reads of one instruction with the epochs and generations of the time."""
-        self.log.append((f, lanes, S.bep, S.wgen))
+        self.log.append((f, lanes, S.bep, S.wgen, clock(S)))
 
     def flush(self, S) -> None:
         """Stamp the logged reads, in order, before a write or atomic looks at them."""
         if not self.log:
             return
         log, self.log = self.log, []
-        for f, lanes, bep, wgen in log:
+        for f, lanes, bep, wgen, tm in log:
             W, B = S.warp_of[lanes], S.block_of[lanes]
-            self.record(S, f, lanes, W, B, "read", bep[B], wgen[W])
+            self.record(S, f, lanes, W, B, "read", bep[B], wgen[W], tm)
 
     def forget_reads(self) -> None:
         """Every block that read passed a barrier: logged reads can no longer race."""
@@ -185,14 +195,9 @@ class Shadow:
                 lu = np.where(u >= 0, u % 32, lane[idx[j]])
                 synced = S.pairgen[w[j], lu, lane[idx[j]]] > st.gen[f[idx[j]]]
                 racy[j[synced]] = False
-        P = S.publish
-        if P is not None and st is self.w and racy.any():
+        if S.publish is not None and st is not self.a and racy.any():
             j = np.flatnonzero(racy & (tid[idx] >= 0))
-            u, t = tid[idx[j]], T[idx[j]]
-            tm, seen = st.tm[f[idx[j]]], P.atomic[t]
-            ok = P.grid.ordered(tm, u, seen)
-            ok |= P.block.ordered(tm, u, seen) & (S.block_of[u] == S.block_of[t])
-            racy[j[ok]] = False
+            racy[j[published(S, st.tm[f[idx[j]]], tid[idx[j]], T[idx[j]])]] = False
         out = np.zeros(f.size, dtype=bool)
         out[idx[racy]] = True
         return out
@@ -219,7 +224,7 @@ class Shadow:
                 racy |= r
         return racy, what
 
-    def record(self, S, f, T, W, B, kind: str, ep=None, gen=None):
+    def record(self, S, f, T, W, B, kind: str, ep=None, gen=None, tm=None):
         """Stamp the accesses; returns lanes of a plain store that share an element."""
         if ep is None:
             ep = S.bep[B]
@@ -248,8 +253,14 @@ class Shadow:
                 j = np.flatnonzero(one)
                 synced = S.pairgen[W[j], tid[j] % 32, T[j] % 32] > st.gen[f[j]]
                 stale[j[synced]] = True
+        if S.publish is not None:  # a lock's hand-off, or a fence and a ticket, since
+            one = (tid >= 0) & (tid != T) & ~stale
+            if one.any():
+                j = np.flatnonzero(one)
+                stale[j[published(S, st.tm[f[j]], tid[j], T[j])]] = True
         mine = stale | (tid == T)
         st.tid[f] = np.where(mine, T, MANY)
+        st.tm[f] = clock(S) if tm is None else tm
         st.grp[f] = np.where(mine | (grp == W), W, np.where(oblk == B, -3 - B, MANY))
         st.ep[f], st.gen[f] = ep, gen
         # Several lanes of this instruction on one element: the stamp names several threads.
