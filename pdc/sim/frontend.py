@@ -108,6 +108,7 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
 
     Raises:
         CompileError: numba-cuda refuses the function.
+        Unsupported: a recursive device function (typing alone cannot link it).
         RuntimeError: numba's CUDA simulator is on in this process.
     """
     pyfunc = python_function(pyfunc)
@@ -126,6 +127,10 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
     from pdc.sim.typeonly import compile_types
 
     cres, error = _compiled(compile_types, pyfunc, tuple(argtypes), CC)
+    if error is not None and "insert_unresolved_ref" in error:
+        # A device function that calls itself: numba-cuda compiles it, but typing alone
+        # (pdc.sim.typeonly) stops where numba links the recursive call.
+        raise Unsupported("the simulator does not support recursive device functions yet")
     if error is not None:
         raise CompileError(error)
     ta = cres.type_annotation
@@ -158,7 +163,10 @@ def lowering_error(pyfunc, argtypes: tuple) -> str | None:
     """
     from numba.cuda.compiler import compile_cuda
 
-    return _compiled(compile_cuda, python_function(pyfunc), None, tuple(argtypes), cc=CC)[1]
+    error = _compiled(compile_cuda, python_function(pyfunc), None, tuple(argtypes), cc=CC)[1]
+    if error is not None and "insert_unresolved_ref" in error:
+        return None  # a recursive call this process cannot link; the compile gate compiles it
+    return error
 
 
 def _compiled(compile_fn, *args, **kwargs) -> tuple[Any, str | None]:
