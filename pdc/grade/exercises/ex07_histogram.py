@@ -39,6 +39,8 @@ BLOCKS = 4  # the privatised kernel's fixed grid (on a GPU: a few blocks per SM)
 
 #: Input shapes, by the key a size tuple carries, and how feedback names them.
 KINDS = {"uniform": "uniform", "hot": "three hot bins", "same": "all equal"}
+#: The last bin's code, the first failed reading's and the largest byte.
+EDGES = (BINS - 1, BINS, 255)
 _ERROR_RATE = 1 / 8  # share of failed readings in the uniform and hot streams
 _PRIMES = (211, 257, 401, 509, 521, 677, 883, 1021, 1031, 1297, 1543, 2053)
 
@@ -61,7 +63,8 @@ def stream(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
     Returns:
         A uint8 array; uniform and hot streams carry about one failed reading (a code of
         ``BINS`` or more) in eight, never as their first value, so every stream counts
-        something.
+        something, and from 4 values on each of the edge codes ``EDGES`` at least once (a
+        guard off by one either way shows on every such stream, not on one in two).
 
     Raises:
         ValueError: ``kind`` is not one of ``KINDS`` or ``n`` is below 1.
@@ -81,6 +84,8 @@ def stream(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
     failed = rng.random(n) < _ERROR_RATE
     failed[0] = False
     v[failed] = rng.integers(BINS, 256, int(failed.sum()))
+    if n >= 4:
+        v[1 + rng.choice(n - 1, size=len(EDGES), replace=False)] = EDGES
     return v.astype(np.uint8)
 
 
@@ -145,6 +150,7 @@ def _per_thread(c: Case) -> float:
     return c.dims["n"] / (math.prod(c.grid) * math.prod(c.block))
 
 
+_EDGE_NAME = "a stream holding the codes BINS - 1, BINS and 255 (a guard off by one shows)"
 _GLOBAL_BOUNDARIES = {
     "n one below a multiple of TPB": lambda c: c.dims["n"] % TPB == TPB - 1,
     "n one above a multiple of TPB": lambda c: c.dims["n"] % TPB == 1 and c.dims["n"] > TPB,
@@ -152,6 +158,7 @@ _GLOBAL_BOUNDARIES = {
     "a uniform stream": lambda c: c.dims["kind"] == "uniform",
     "a skewed stream (three hot bins)": lambda c: c.dims["kind"] == "hot",
     "a stream of one repeated value": lambda c: c.dims["kind"] == "same",
+    **{_EDGE_NAME: lambda c: c.dims["kind"] != "same" and c.dims["n"] >= 4},
 }
 
 _SHARED_BOUNDARIES = {
@@ -168,6 +175,7 @@ _SHARED_BOUNDARIES = {
     "one repeated value, more values than threads": lambda c: (
         c.dims["kind"] == "same" and _per_thread(c) >= 1
     ),
+    **{_EDGE_NAME: lambda c: c.dims["kind"] != "same" and c.dims["n"] >= 4},
 }
 
 
