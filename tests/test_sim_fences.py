@@ -101,6 +101,64 @@ def last_warp_sums_no_fence(x, out):
             out[0] = acc
 
 
+def locked_counts(values, out):
+    # One spin lock per bin, taken with a CAS inside the retry loop (lanes of one warp may
+    # contend), fenced after taking it and before releasing it: the count's read and write
+    # are ordered between holders in different warps.
+    s = cuda.shared.array(4, np.int32)
+    locks = cuda.shared.array(4, np.int32)
+    t = cuda.threadIdx.x
+    if t < 4:
+        s[t] = 0
+        locks[t] = 0
+    cuda.syncthreads()
+    v = values[t]
+    done = False
+    while not done:
+        if cuda.atomic.cas(locks, v, 0, 1) == 0:
+            cuda.threadfence_block()
+            s[v] += 1
+            cuda.threadfence_block()
+            cuda.atomic.exch(locks, v, 0)
+            done = True
+    cuda.syncthreads()
+    if t < 4:
+        out[t] = s[t]
+
+
+def locked_counts_no_fence(values, out):
+    s = cuda.shared.array(4, np.int32)
+    locks = cuda.shared.array(4, np.int32)
+    t = cuda.threadIdx.x
+    if t < 4:
+        s[t] = 0
+        locks[t] = 0
+    cuda.syncthreads()
+    v = values[t]
+    done = False
+    while not done:
+        if cuda.atomic.cas(locks, v, 0, 1) == 0:
+            s[v] += 1
+            cuda.atomic.exch(locks, v, 0)
+            done = True
+    cuda.syncthreads()
+    if t < 4:
+        out[t] = s[t]
+
+
+def test_a_fenced_lock_orders_its_holders_across_warps():
+    values = (np.arange(128) % 4).astype(np.int32)
+    out = np.zeros(4, np.int32)
+    rep = sim.launch(locked_counts, 1, 128, [values, out])
+    assert rep.findings == {} and (out == 32).all()
+
+
+def test_a_lock_without_fences_orders_nothing_across_warps():
+    values = (np.arange(128) % 4).astype(np.int32)
+    rep = sim.launch(locked_counts_no_fence, 1, 128, [values, np.zeros(4, np.int32)])
+    assert rep.count("race") > 0
+
+
 def test_a_block_fence_orders_a_warps_store_for_the_last_warp_of_its_block():
     x, out = np.arange(1, 5, dtype=np.float32), np.zeros(1, np.float32)
     rep = sim.launch(last_warp_sums, 1, 128, [x, out])

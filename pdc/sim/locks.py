@@ -5,8 +5,11 @@ A spin lock taken with ``cuda.atomic.cas`` and released with ``cuda.atomic.exch`
 what the next holder does after taking the lock: the next holder's successful CAS reads the
 value the release wrote. Between lanes of one warp, pdc.sim.races orders two accesses
 through the pair's ``syncwarp`` generation (``Launch.pairgen``); a hand-off moves that pair's
-generation on, as a ``syncwarp`` of the two lanes would. Hand-offs between warps are not
-modelled: accesses ordered only by such a lock are still reported as races.
+generation on, as a ``syncwarp`` of the two lanes would. Between warps, a hand-off orders the
+critical sections when the holders fence (``threadfence_block`` after taking the lock and
+before releasing it): pdc.sim.races publishes what a thread did before its fence to the
+threads whose atomics come after its own. Without the fences nothing orders them: the
+accesses are reported as races.
 """
 
 from __future__ import annotations
