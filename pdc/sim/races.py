@@ -22,7 +22,9 @@ block that draws the last ticket reads every block's store). Without the fence t
 reach memory after the atomic: a race. Otherwise a global element written by one block and
 touched by another is a race. Within a block ``threadfence_block`` (``membar.cta``) orders the
 same way, for the threads of that block only (the last warp of a block to draw a ticket from
-a shared counter adds the other warps' sums, with no second barrier). Volta and later
+a shared counter adds the other warps' sums, with no second barrier). A read is ordered
+before another thread's write the same way: the holders of a spin lock that fence after
+taking it and before releasing it (pdc.sim.locks) do not race. Volta and later
 have no implicit warp lockstep, so lanes of one warp race as any two threads do. Lanes of
 one instruction that write one element race with each other.
 
@@ -53,7 +55,7 @@ class Stamps:
         self.grp = np.full(n, NONE, dtype=_I)
         self.ep = np.zeros(n, dtype=_I)
         self.gen = np.zeros(n, dtype=_I)
-        self.tm = np.zeros(n, dtype=np.int64)  # the launch's memory clock at a plain write
+        self.tm = np.zeros(n, dtype=np.int64)  # the launch's memory clock at the access
 
 
 class Scope:
@@ -74,7 +76,8 @@ class Scope:
         self.at[lanes[new]] = now[new]
 
     def ordered(self, tm, u, t_atomic):
-        """Whether writes at ``tm`` by threads ``u`` are published to atomics at ``t_atomic``."""
+        """Whether accesses at ``tm`` by threads ``u`` are published to atomics at
+        ``t_atomic``."""
         return (tm <= self.upto[u]) & (t_atomic > self.at[u])
 
 
