@@ -98,7 +98,7 @@ class Oracle:
                 self.used[k] = self.kept[k]
         if f"{key}.error" in self.kept:
             kind, _, text = str(self.kept[f"{key}.error"]).partition(":")
-            kinds = (AttributeError, OverflowError, AssertionError)
+            kinds = (AttributeError, OverflowError, AssertionError, TypeError)
             raise {k.__name__: k for k in kinds}.get(kind, RuntimeError)(text)
         for i, a in enumerate(args):
             v = self.kept.get(f"{key}.{i}")

@@ -38,7 +38,7 @@ def test_a_transposed_input_keeps_its_strides_and_its_product():
 def test_softmax_hidden_draws_hold_a_row_wider_than_eight_blocks():
     for seed in range(5):
         sizes = tx._hidden_softmax(np.random.default_rng(seed))
-        widest = max(cols for _, cols, _, _ in sizes)
+        widest = max(size[1] for size in sizes)  # (rows, cols, shift, pad[, rise])
         assert widest > 8 * tx.SOFTMAX_BLOCK, widest
 
 
