@@ -6,6 +6,8 @@ by the backend or feature that needs them, when it is first used.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from typing import Any
 
 from .backends import Backend, available_backends, default_backend, get_backend
@@ -56,6 +58,10 @@ def __getattr__(name: str) -> Any:
         from . import ring
 
         return getattr(ring, name)
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        # pdc.sim, pdc.grade, ...: a subpackage, imported on first use, as on every machine
+        # (without a GPU something else may have imported it already; with one, nothing has)
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'pdc' has no attribute {name!r}")
 
 

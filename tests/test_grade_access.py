@@ -233,3 +233,13 @@ def test_the_grader_reads_the_memory_analysis(monkeypatch):
     for r, mine in zip(results, local):
         assert r.report.bank_conflicts == mine.bank_conflicts != {}
         assert r.report.sectors == mine.sectors
+
+
+def test_every_subpackage_is_an_attribute_of_pdc_without_its_own_import():
+    # On a GPU nothing imports pdc.sim for the exercise's setup cell; `import pdc` must do.
+    code = (
+        "import sys, pdc; assert 'pdc.sim' not in sys.modules; "
+        "assert callable(pdc.sim.install) and pdc.grade.check; "
+        "import pytest; pytest.raises(AttributeError, getattr, pdc, 'no_such_module')"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

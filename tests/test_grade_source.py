@@ -49,6 +49,24 @@ def test_later_definition_wins():
     assert "x[0] = 2" in ext.written["k"]
 
 
+def test_the_module_defines_callees_before_their_callers():
+    # cuda.jit(signature) compiles as it is defined, so a device function must come first,
+    # as it did in the notebook, whatever order the kernel names its callees in.
+    cells = [
+        IMPORTS,
+        "@cuda.jit(device=True)\ndef twice(v):\n    return 2 * v",
+        "g = twice",
+        "@cuda.jit(device=True)\ndef both(v):\n    return g(v) + twice(v)",
+        "@cuda.jit('void(float64[:])')\ndef k(x):\n    x[0] = both(x[0]) + twice(1.0)",
+    ]
+    ext = source.extract(cells, ["k"], {})
+    assert ext.problems == {}
+    assert ext.order == ["twice", "g", "both", "k"]
+    text = gate.module_text(ext, "k")
+    assert text.index("def twice") < text.index("g = twice") < text.index("def both")
+    assert text.index("def both") < text.index("def k")
+
+
 def _run(cells: list[str], kernel: str = "k"):
     """Extract ``kernel``, define it from the compile gate's module and run it on pdc.sim."""
     ext = source.extract(cells, [kernel], {})

@@ -36,7 +36,8 @@ def module_text(ext: Extracted, kernel: str) -> str:
     """
     from pdc.grade.imports import statement
 
-    code = [*ext.written.values(), *(ext.alias_src[name] for name in ext.aliases)]
+    # Callees before callers (Extracted keeps that order): an eager signature compiles there.
+    code = [ext.written[n] if n in ext.written else ext.alias_src[n] for n in ext.order]
     used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(code)))
     # The imports the code uses (a stray import elsewhere in the notebook is no concern here).
     lines = ["from __future__ import annotations", "import numpy as _pdc_np"]

@@ -44,6 +44,7 @@ class Extracted:
     alias_src: dict = field(default_factory=dict)  # name -> the aliasing statement as written
     imports: dict = field(default_factory=dict)  # name -> full path the notebook imported
     problems: dict = field(default_factory=dict)  # kernel name -> why it cannot be graded
+    order: list = field(default_factory=list)  # written and aliases, callees before callers
 
 
 def read_notebook(path):
@@ -701,7 +702,7 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
         if kind != "kernel":
             out.problems[k] = f"{k} {jitkinds.WHY_NOT_KERNEL[kind]}"
             continue
-        todo, seen, problems = [k], [], []
+        todo, seen, problems, calls = [k], [], [], {}
         while todo:
             name = todo.pop()
             if name in seen:
@@ -709,10 +710,12 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
             seen.append(name)
             if name in aliases:
                 todo.append(aliases[name][0])
+                calls[name] = [aliases[name][0]]
                 continue
             fn = defs[name]
             called = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
             called = (called & (set(defs) | set(aliases))) - {name}
+            calls[name] = sorted(called)
             if name != k and (why := nb.kind(name)[1]):
                 problems.append(f"{name}: {why} cannot be graded")
             problems += [f"{name}: {p}" for p in _definition_problems(fn, nb)]
@@ -720,7 +723,9 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
         if problems:
             out.problems[k] = "; ".join(problems[:5])
             continue
-        for name in seen:
+        for name in _callees_first(k, calls):
+            if name not in out.order:
+                out.order.append(name)
             if name in aliases:
                 out.aliases[name] = aliases[name]
                 out.alias_src[name] = nb.alias_src[name]
@@ -733,6 +738,25 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
             out.written[name] = textwrap.dedent(text)  # a def inside a with block is indented
             out.device[name] = nb.kind(name)[0]
     return out
+
+
+def _callees_first(root: str, calls: dict) -> list[str]:
+    """The functions ``root`` reaches, each after every function it calls (cycles cut): the
+    order a module must define them in when ``cuda.jit(signature)`` compiles each one as it is
+    defined, as the notebook did."""
+    order: list[str] = []
+    stack = [(root, iter(calls.get(root, ())))]
+    entered = {root}
+    while stack:
+        name, it = stack[-1]
+        nxt = next((c for c in it if c not in entered), None)
+        if nxt is None:
+            stack.pop()
+            order.append(name)
+        else:
+            entered.add(nxt)
+            stack.append((nxt, iter(calls.get(nxt, ()))))
+    return order
 
 
 def _not_defined(k: str, nb: _Notebook) -> str:
