@@ -8,10 +8,15 @@ And the notebook files themselves: a byte-order mark, and what a file that is no
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from pdc.grade import notebook, source
+
+ROOT = Path(__file__).resolve().parents[1]
 
 HEAD = "import sys\nimport numba\nfrom numba import cuda\n"
 RIGHT, WRONG = "out[i] = a[i] * b[i]", "out[i] = a[i] + b[i]"
@@ -165,3 +170,16 @@ def test_a_file_that_is_no_json_says_what_it_looks_like(tmp_path, text, says):
     with pytest.raises(notebook.NotebookError, match="01_elementwise.ipynb: not a valid") as e:
         notebook.read_notebook(_notebook(tmp_path, text.encode()))
     assert says in str(e.value)
+
+
+def test_reading_a_notebook_skips_the_iri_grammars_and_leaves_them_importable():
+    code = (
+        "import sys\n"
+        "from pdc.grade.notebook import read_notebook\n"
+        "read_notebook('solutions/01_elementwise.ipynb')\n"
+        "assert 'jsonschema' in sys.modules and 'rfc3987_syntax' not in sys.modules\n"
+        "import importlib.util\n"
+        "if importlib.util.find_spec('rfc3987_syntax'):\n"
+        "    import rfc3987_syntax  # later imports work as always\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -82,7 +82,9 @@ def generate(src: Path, dst: Path, check: bool = False) -> list[str]:
     Returns:
         The names of notebooks that were written (or that differ, with ``check``).
     """
-    import nbformat
+    from pdc.grade.notebook import nbformat_module
+
+    nbformat = nbformat_module()
 
     src, dst = Path(src), Path(dst)
     if not src.is_dir():

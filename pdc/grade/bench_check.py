@@ -48,7 +48,9 @@ def measure(path: Path, pause: float = 0.0, env: dict | None = None) -> dict:
     Raises:
         RuntimeError: a cell failed (its error is in the message).
     """
-    import nbformat
+    from pdc.grade.notebook import nbformat_module
+
+    nbformat = nbformat_module()
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
@@ -89,7 +91,9 @@ _PROBE = "import json as _j; from pdc.grade import pending as _p; print(_j.dumps
 
 def _line_seconds(client, index: int) -> float | None:
     """Seconds from the check's start until its resources line landed (None: no line)."""
-    import nbformat
+    from pdc.grade.notebook import nbformat_module
+
+    nbformat = nbformat_module()
 
     probe = nbformat.v4.new_code_cell(_PROBE)
     client.execute_cell(probe, index, store_history=False)

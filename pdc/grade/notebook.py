@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -33,13 +34,36 @@ class NotebookError(ValueError):
     """A notebook that cannot be read; the message names the file and why."""
 
 
+def nbformat_module():
+    """``nbformat``, imported without jsonschema's IRI format checker.
+
+    jsonschema 4.25 and later compile the rfc3987-syntax package's grammars (with lark) when
+    its format module is first imported, if that package is installed (JupyterLab's
+    jupyter-events installs it): about two seconds of CPU in every process that reads a
+    notebook, for a format that no notebook schema uses. The package is hidden only while
+    nbformat imports jsonschema; importing it later works as always. No library option turns
+    that import off, hence this.
+    """
+    if "nbformat" in sys.modules:
+        return sys.modules["nbformat"]
+    hide = "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules
+    if hide:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import fails
+    try:
+        import nbformat
+    finally:
+        if hide and sys.modules.get("rfc3987_syntax", False) is None:
+            del sys.modules["rfc3987_syntax"]
+    return nbformat
+
+
 def read_notebook(path):
     """Read a notebook as nbformat v4 (without schema validation, which is slow).
 
     Raises:
         NotebookError: The file is empty, not UTF-8, not JSON, not a notebook, or unreadable.
     """
-    import nbformat
+    nbformat = nbformat_module()
     from nbformat import reader
 
     path = Path(path)

@@ -235,7 +235,8 @@ class Shadow:
         if kind == "write":
             st = self.w
             st.tid[f], st.grp[f], st.ep[f] = T, W, ep
-            st.tm[f] = clock(S)
+            if S.publish is not None:  # before the first fence, 0 orders it as well
+                st.tm[f] = clock(S)
             if S.pairgen is not None:  # generations are all 0 until the first syncwarp
                 st.gen[f] = gen
             return st.tid[f] != T  # another lane of this instruction wrote the element last
@@ -263,7 +264,8 @@ class Shadow:
                 stale[j[published(S, st.tm[f[j]], tid[j], T[j])]] = True
         mine = stale | (tid == T)
         st.tid[f] = np.where(mine, T, MANY)
-        st.tm[f] = clock(S) if tm is None else tm
+        if S.publish is not None:  # as for writes
+            st.tm[f] = clock(S) if tm is None else tm
         st.grp[f] = np.where(mine | (grp == W), W, np.where(oblk == B, -3 - B, MANY))
         st.ep[f], st.gen[f] = ep, gen
         # Several lanes of this instruction on one element: the stamp names several threads.
