@@ -53,9 +53,9 @@ def kernels():
             nbs = [nb for nb in nbs if nb.stem == e["exercise"]] or nbs
             for nb in nbs:
                 items.append((d.name, nb, e["exercise"], e.get("part"), bool(e.get("full"))))
-    pick = os.environ.get("PDC_DIFF_ONLY", "")
+    picks = [p for p in os.environ.get("PDC_DIFF_ONLY", "").split(",") if p]  # label parts
     for label, path, key, only, full in items:
-        if pick not in label:
+        if picks and not any(p in label for p in picks):
             continue
         ex = exs.exercise(key)
         try:

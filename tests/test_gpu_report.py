@@ -167,7 +167,11 @@ def test_chapter_measurements_become_reference_figures_under_their_names(tmp_pat
     assert gr.evidence_records(path) == [record]
     assert gr.evidence_records(tmp_path / "missing.ipynb") == []
     nb = {"notebook": "notebooks/01.ipynb", "ok": True, "seconds": 3.0, "evidence": [record]}
-    figures = gr.measurements({"notebooks": [nb]})
+    # Beside other notebooks a chapter measures their load: only a quiet run's figures count.
+    assert "evidence.ch01.saxpy_1m.seconds" not in gr.measurements({"notebooks": [nb]})
+    loud = gr.markdown({**REPORT, "notebooks": [nb], "notebooks_at_once": 6, "measurements": {}})
+    assert "6 at a time: the 1 measurements the chapters made are left out" in loud
+    figures = gr.measurements({"notebooks": [nb], "notebooks_at_once": 1})
     assert figures["evidence.ch01.saxpy_1m.seconds"] == 2.5e-5
     assert figures["evidence.ch01.saxpy_1m.baseline_seconds"] == 2.0e-5
     ref = tmp_path / "ref"
@@ -220,6 +224,24 @@ def test_dry_run_with_a_fake_nvidia_smi_shows_every_command_and_budget(tmp_path)
     assert notebooks["at_once"] == gr.NOTEBOOK_WORKERS > 1
     assert "notebooks/01_why_gpus.ipynb" in notebooks["notebooks"]
     assert not (tmp_path / "r").exists()  # nothing ran
+
+
+def test_dry_run_of_chosen_notebooks_one_at_a_time_and_bad_choices(tmp_path):
+    run = [sys.executable, str(ROOT / "pdc" / "gpu_report" / "run.py"), "--dry-run"]
+    env = _fake_smi(tmp_path)
+    chosen = ["notebooks/01_why_gpus.ipynb", "solutions/10_warp_reduce.ipynb"]
+    args = ["--steps", "notebooks", "--notebooks", *chosen, "--notebooks-at-once", "1"]
+    out = subprocess.run(run + args, capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    (step,) = json.loads(out.stdout)["steps"]
+    assert step["step"] == "notebooks" and step["notebooks"] == chosen and step["at_once"] == 1
+    for bad, why in [
+        (["--steps", "tests,lint"], "--steps: expected some of tests, bench, notebooks"),
+        (["--notebooks", "notebooks/99_none.ipynb"], "no such notebook: notebooks/99_none"),
+        (["--notebooks-at-once", "0"], "expected 1 or more, got 0"),
+    ]:
+        r = subprocess.run(run + bad, capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 2 and why in r.stderr, r.stderr
 
 
 def test_a_step_out_of_time_kills_its_whole_process_group(tmp_path):
