@@ -402,10 +402,13 @@ def markdown(report: dict[str, Any]) -> str:
         f"Not installed here: {', '.join(report.get('missing_optional', [])) or 'nothing'}.",
         "",
         f"## Tests (PDC_BACKEND=cuda): {t.get('summary', '')}",
-        "",
-        f"{t.get('tests', 0)} tests, {t.get('failures', 0)} failures, {t.get('errors', 0)} errors,"
-        f" {t.get('skipped', 0)} skipped, {t.get('seconds', 0)} s.",
     ]
+    if "tests" in t:
+        lines += [
+            "",
+            f"{t['tests']} tests, {t.get('failures', 0)} failures, {t.get('errors', 0)} errors,"
+            f" {t.get('skipped', 0)} skipped, {t.get('seconds', 0)} s.",
+        ]
     lines += [f"- failed: `{name}`" for name in t.get("failed", [])]
     at_once = report.get("notebooks_at_once", NOTEBOOK_WORKERS)
     left_out = sum(len(nb.get("evidence", [])) for nb in report.get("notebooks", []))
