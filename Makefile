@@ -46,7 +46,7 @@ lint: env
 	$(BIN)/mypy
 
 test-unit: env
-	$(BIN)/pytest -n 2 --dist loadgroup tests --ignore-glob='tests/test_book*'
+	$(BIN)/pytest -n 2 --dist loadgroup --durations=30 tests --ignore-glob='tests/test_book*'
 
 # Every supported install (no GPU, CUDA 12, CUDA 13, Colab- and Kaggle-like images) resolves
 # against the package index: pip dry runs that read wheel metadata only (about 3 minutes).

@@ -175,6 +175,23 @@ def test_with_debug_true_a_raise_fails_the_launch():
     assert kinds(run(kernel, 2, 32, [x, np.zeros_like(x)])) == {}
 
 
+def test_a_kernel_pickled_for_the_worker_keeps_its_debug_flag():
+    """Kernel objects inside a job (device functions, kernels in arguments) cross to the worker
+    pickled and jitted again there: with the debug flag they were given."""
+    import pickle
+
+    from numba import cuda
+
+    from pdc.sim import remote
+    from pdc.sim.run import debug_of
+
+    for debug in (True, False):
+        kernel = cuda.jit(debug=debug, opt=not debug)(C.uses_python_features)
+        assert debug_of(pickle.loads(remote.dumps(kernel))) is debug
+    device = pickle.loads(remote.dumps(cuda.jit(device=True)(C.uses_python_features)))
+    assert not debug_of(device)
+
+
 # -- class 2: numerics are numba's, checked against numba.njit ---------------------------------
 @pytest.mark.parametrize("case", C.NUMERIC, ids=lambda c: c[0].__name__)
 def test_scalar_semantics_match_numba(case):

@@ -127,7 +127,7 @@ def typed_ir(pyfunc, argtypes: tuple) -> TypedIR:
     from pdc.sim.typeonly import compile_types
 
     cres, error = _compiled(compile_types, pyfunc, tuple(argtypes), CC)
-    if error is not None and "insert_unresolved_ref" in error:
+    if _recursive(error):
         # A device function that calls itself: numba-cuda compiles it, but typing alone
         # (pdc.sim.typeonly) stops where numba links the recursive call.
         raise Unsupported("the simulator does not support recursive device functions yet")
@@ -164,9 +164,14 @@ def lowering_error(pyfunc, argtypes: tuple) -> str | None:
     from numba.cuda.compiler import compile_cuda
 
     error = _compiled(compile_cuda, python_function(pyfunc), None, tuple(argtypes), cc=CC)[1]
-    if error is not None and "insert_unresolved_ref" in error:
+    if _recursive(error):
         return None  # a recursive call this process cannot link; the compile gate compiles it
     return error
+
+
+def _recursive(error: str | None) -> bool:
+    """Whether numba stopped where it links a recursive call (its error names the step)."""
+    return error is not None and "insert_unresolved_ref" in error
 
 
 def _compiled(compile_fn, *args, **kwargs) -> tuple[Any, str | None]:
