@@ -67,6 +67,29 @@ def test_the_module_defines_callees_before_their_callers():
     assert text.index("def both") < text.index("def k")
 
 
+def test_a_kernel_jitted_with_a_signature_compiles_where_it_is_defined():
+    # numba-cuda compiles it at the decorator: a callee bound below it does not exist yet
+    helper = "@cuda.jit(device=True)\ndef twice(v):\n    return 2 * v"
+    eager = "@cuda.jit('void(float64[:])')\ndef k(x):\n    x[0] = twice(x[0]) + T"
+    ext = source.extract([IMPORTS, "T = 1.0", eager, helper], ["k"], {})
+    assert "before twice (bound below it) exists" in ext.problems["k"]
+    assert "NameError" in ext.problems["k"]
+    ext = source.extract([IMPORTS, eager.replace("+ T", ""), "T = 1.0", helper], ["k"], {})
+    assert "before twice" in ext.problems["k"]  # the callee is named first
+    ext = source.extract([IMPORTS, helper, eager, "T = 3.0"], ["k"], {})
+    assert "before T (bound below it)" in ext.problems["k"]  # a constant as well
+    # the constants as they stood at the definition, not a later value
+    ext = source.extract([IMPORTS, "T = 1.0", helper, eager, "T = 3.0"], ["k"], {})
+    assert ext.problems == {} and ext.constants["T"] == 1.0
+    # without a signature it compiles at its first launch: later definitions and values count
+    lazy = eager.replace("@cuda.jit('void(float64[:])')", "@cuda.jit")
+    ext = source.extract([IMPORTS, "T = 1.0", lazy, helper, "T = 3.0"], ["k"], {})
+    assert ext.problems == {} and ext.constants["T"] == 3.0
+    # a parameter or local that shares a later global's name is no late binding
+    own = "@cuda.jit('void(float64[:])')\ndef k(out):\n    v = 2.0\n    out[0] = v"
+    assert source.extract([IMPORTS, own, "out = 1.0", "v = 2"], ["k"], {}).problems == {}
+
+
 def _run(cells: list[str], kernel: str = "k"):
     """Extract ``kernel``, define it from the compile gate's module and run it on pdc.sim."""
     ext = source.extract(cells, [kernel], {})

@@ -439,6 +439,9 @@ class _Notebook:
         self.seen: set[str] = set()  # every name a statement so far may have bound
         # name -> a name its value reads that nothing above binds (a NameError in a run)
         self.early: dict[str, str] = {}
+        # function jitted with a signature -> (names its body reads that nothing above binds,
+        # the constants as they stood): numba-cuda compiles it where it is defined
+        self.eager: dict[str, tuple[set, dict]] = {}
         for src in cells:
             tree = parse_cell(src)
             if tree is None:  # the cell would stop at its syntax error and define nothing
@@ -574,9 +577,24 @@ class _Notebook:
             return
         if isinstance(node, ast.FunctionDef):
             self._forget(node.name)
+            self.eager.pop(node.name, None)
             if not node.name.startswith("__"):
                 self.defs[node.name] = node
                 self.srcs[node.name] = src
+                if any(_signature_decorator(d, self.texts) for d in node.decorator_list):
+                    reads = {
+                        n.id
+                        for n in ast.walk(node)
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                    }
+                    known = self.seen | set(self.consts) | set(self.imports) | {node.name}
+                    local = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+                    local |= {
+                        n.id
+                        for n in ast.walk(node)
+                        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+                    }
+                    self.eager[node.name] = (reads - known - local, dict(self.consts))
             return
         bound = jitkinds.course_binding(node, self.imports)
         if (bound := bound or jitkinds.attribute_binding(node, self.imports)) is not None:
@@ -716,6 +734,8 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
             called = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
             called = (called & (set(defs) | set(aliases))) - {name}
             calls[name] = sorted(called)
+            if why := _defined_too_late(name, calls[name], nb):
+                problems.append(why)
             if name != k and (why := nb.kind(name)[1]):
                 problems.append(f"{name}: {why} cannot be graded")
             problems += [f"{name}: {p}" for p in _definition_problems(fn, nb)]
@@ -723,6 +743,18 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
         if problems:
             out.problems[k] = "; ".join(problems[:5])
             continue
+        root = aliases[k][0] if k in aliases else k
+        if root in nb.eager:  # compiled where defined: the constants as they stood there
+            frozen = nb.eager[root][1]
+            read = {
+                n.id
+                for f in seen
+                if f in defs
+                for n in ast.walk(defs[f])
+                if isinstance(n, ast.Name)
+            }
+            for name in sorted(read & set(frozen)):
+                out.constants[name] = frozen[name]
         for name in _callees_first(k, calls):
             if name not in out.order:
                 out.order.append(name)
@@ -738,6 +770,36 @@ def extract(cells: list[str], kernels: list[str], constants: dict) -> Extracted:
             out.written[name] = textwrap.dedent(text)  # a def inside a with block is indented
             out.device[name] = nb.kind(name)[0]
     return out
+
+
+def _signature_decorator(dec: ast.expr, texts: dict) -> bool:
+    """``@cuda.jit("void(float32[:])")``, ``@cuda.jit([...])``, ``@cuda.jit(SIG)``: a
+    decorator given a signature, with which numba-cuda compiles where the function is defined."""
+    if not (isinstance(dec, ast.Call) and dec.args):
+        return False
+    first = dec.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return True
+    return isinstance(first, ast.List | ast.Tuple) or (
+        isinstance(first, ast.Name) and first.id in texts
+    )
+
+
+def _defined_too_late(name: str, calls: list, nb: _Notebook) -> str:
+    """Why a function jitted with a signature fails where it is defined ("" if it does not):
+    it calls a function, or reads a constant, that the notebook binds only below it."""
+    if name not in nb.eager:
+        return ""
+    missing, _ = nb.eager[name]
+    late = [c for c in calls if c in missing]
+    late += sorted(n for n in missing if n in nb.consts and n not in late)
+    if not late:
+        return ""
+    return (
+        f"{name} is jitted with a signature, so numba-cuda compiles it where it is defined, "
+        f"before {late[0]} (bound below it) exists: a run of the notebook stops there with a "
+        f"NameError. Define {late[0]} above {name}"
+    )
 
 
 def _callees_first(root: str, calls: dict) -> list[str]:
