@@ -186,7 +186,7 @@ def drive(out: Path, workers: int, budget: float, launch_timeout: float) -> None
     def start(w):
         cmd = [sys.executable, "-m", "tests.sim_gpu_diff", "--worker", f"{w},{workers},{skip[w]}"]
         cmd += ["--out", str(files[w]), "--deadline", str(deadline)]
-        procs[w] = (subprocess.Popen(cmd, cwd=ROOT), time.time(), skip[w])
+        procs[w] = subprocess.Popen(cmd, cwd=ROOT)
 
     def progress(w):
         """The index of the last launch begun."""
@@ -203,7 +203,7 @@ def drive(out: Path, workers: int, budget: float, launch_timeout: float) -> None
     seen: dict = {}
     while procs:
         time.sleep(1)
-        for w, (p, _t0, _s) in list(procs.items()):
+        for w, p in list(procs.items()):
             last = progress(w)
             if last != seen.get(w, (None,))[0]:
                 seen[w] = (last, time.time())

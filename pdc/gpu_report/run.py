@@ -557,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
             python, out, budgets["notebooks"], books, args.notebooks_at_once
         )
     bad = [nb["notebook"] for nb in report["notebooks"] if not nb["ok"]]
-    if "notebooks" in steps:
+    if report["notebooks"]:
         print(f"  notebooks: {len(report['notebooks']) - len(bad)} ran, failed: {bad or 'none'}")
     report["measurements"] = measurements(report)
     report["seconds"] = round(time.monotonic() - t0, 1)
