@@ -39,35 +39,9 @@ UNSAFE = ("oob", "error", "divergence", "warp")
 
 def kernels():
     """(label, part, module text, full) for every kernel of solutions and submissions."""
-    from pdc.grade import exercises as exs
-    from pdc.grade import gate, notebook, source
+    from tests.sim_diff_corpus import kernels as every
 
-    items = [
-        (f"solution {k}", ROOT / "solutions" / f"{k}.ipynb", k, None, True) for k in exs.ALL_KEYS
-    ]
-    for d in sorted((ROOT / "tests" / "submissions").iterdir()):
-        f = d / "expect.json"
-        if f.is_file():
-            e = json.loads(f.read_text())
-            nbs = sorted(d.glob("*.ipynb"))  # the grader reads the one named as the exercise
-            nbs = [nb for nb in nbs if nb.stem == e["exercise"]] or nbs
-            for nb in nbs:
-                items.append((d.name, nb, e["exercise"], e.get("part"), bool(e.get("full"))))
-    picks = [p for p in os.environ.get("PDC_DIFF_ONLY", "").split(",") if p]  # label parts
-    for label, path, key, only, full in items:
-        if picks and not any(p in label for p in picks):
-            continue
-        ex = exs.exercise(key)
-        try:
-            cells = notebook.notebook_cells(path)
-        except Exception:  # noqa: BLE001 - a corrupted submission is a grader test
-            continue
-        for part in ex.parts:
-            if part.runner is not None or (only and part.name != only):
-                continue
-            ext = source.extract(cells, [part.name], ex.constants)
-            if part.name not in ext.problems:
-                yield f"{label}/{part.name}", part, gate.module_text(ext, part.name), full
+    return every(full_only=False)
 
 
 def cases(part, full: bool):

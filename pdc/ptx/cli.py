@@ -1,9 +1,10 @@
 """``pdc ptx``: compile every kernel of the course for real GPUs, without a GPU.
 
 With no paths, compiles what ``pdc.ptx.manifest`` finds in pdc/, solutions/, notebooks/
-and tests/ for every target in ``DEFAULT_CCS`` (sm_75 to sm_121) and prints one row per
-kernel and architecture; exits 1 if any kernel fails to compile (other than a failure the
-manifest knows, with its reason), spills registers, or is missing from the manifest.
+and tests/ for every target in ``DEFAULT_CCS`` (sm_75 to sm_121; the test suite's own
+kernels for sm_80 and sm_90, ``manifest.SUITE_CCS``) and prints one row per kernel and
+architecture; exits 1 if any kernel fails to compile (other than a failure the manifest
+knows, with its reason), spills registers, or is missing from the manifest.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         jobs = [j for j in jobs if j["name"] != "launch_per_message"]
     else:
         jobs, rows = jobs_for(find_all(root), args.cc)
-    total = len(jobs) * len(args.cc)
+    total = sum(len(j.get("ccs", args.cc)) for j in jobs)
     bar = None
     if sys.stderr.isatty() and not args.json:
         try:

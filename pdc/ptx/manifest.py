@@ -7,6 +7,10 @@ Argument types come from the tables below: ``EXERCISE_KERNELS`` for the exercise
 exercises; this package does not import the grader) and ``KERNELS`` for the rest. Student
 stubs (exercises/) and the wrong submissions the grader is tested with (tests/submissions/)
 are not course kernels.
+
+The course's kernels build for every target asked for; the test suite's own kernels (tests/)
+only for those of ``SUITE_CCS`` among them, the GPUs its runs on a GPU use: they are the
+suite's scaffolding, not code a student runs on the GPU they have.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ PRELUDE = "import math\nimport numpy as np\nimport numba\nfrom numba import cuda
 
 F1, F2, I32, I64 = "float32[::1]", "float32[:, ::1]", "int32[::1]", "int64[::1]"
 U8 = "uint8[::1]"
+#: The targets the test suite's own kernels build for (when asked for): the grader's (A100)
+#: and the lent H100s that run the suite with a GPU.
+SUITE_CCS = ((8, 0), (9, 0))
 RING = "ring"  # a ring handler: compiled inside the ring kernel (request REQ, reply REP[, state])
 
 
@@ -277,8 +284,10 @@ def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict]
     jobs: list[dict] = []
     rows: list[dict] = []
     seen: set[tuple[str, str]] = set()
+    suite = [cc for cc in ccs if cc in SUITE_CCS] or list(ccs)
     for f in found:
         where = f"{f.path}:{f.line}" if f.line else f.path
+        targets = {"ccs": suite} if f.path.startswith("tests/") else {}
         entry = KERNELS.get(f.path, {}).get(f.name) or _exercise_entry(f)
         seen.add((f.path, f.name))
         source = PRELUDE + f.source
@@ -293,7 +302,7 @@ def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict]
             params |= {"reply": entry[2], "filename": f.path}
             if len(entry) > 3:
                 params["state"] = entry[3]
-            jobs.append(_call(f"ring {f.name}", where, "ring_unit", params))
+            jobs.append(_call(f"ring {f.name}", where, "ring_unit", params) | targets)
         else:
             if entry[0] == "constants":  # bind what the kernel closed over, then compile
                 constants: dict = dict(entry[2])  # type: ignore[arg-type]
@@ -301,7 +310,7 @@ def jobs_for(found: list[Found], ccs: list[tuple[int, int]]) -> tuple[list[dict]
                 entry = entry[1]
             args = list(entry)
             job = {"name": f.name, "where": where, "source": source, "kernel": f.name}
-            jobs.append(job | {"args": [describe(a) for a in args], "filename": f.path})
+            jobs.append(job | {"args": [describe(a) for a in args], "filename": f.path} | targets)
     for path, names in KERNELS.items():
         for name in names:
             if (path, name) not in seen:
