@@ -206,3 +206,48 @@ def test_names_imported_from_kernel_modules_reach_the_module_as_imported():
     assert "from numba.cuda import grid\n" in text and "import numba.cuda as nc\n" in text
     assert "from math import sqrt as root\n" in text and "nope" not in text
     assert "    out[i] = x[i] * root\n" in ext.written["k"]
+
+
+SHADOWED = """
+@cuda.jit(device=True)
+def scaled(v):
+    return v * SCALE + out  # a device function reads the constant out
+
+
+@cuda.jit(SIG)
+def k(x, out, n=N):
+    i = cuda.grid(1)
+    out = out  # a parameter: never the notebook's demo array
+    tmp = [TMP for TMP in range(2)]  # a comprehension's own name: kept, to be safe
+    if i < n:
+        out[i] = scaled(x[i]) + len(tmp)
+"""
+
+
+def test_the_module_holds_only_the_constants_its_code_reads_from_the_module():
+    demo = "SCALE = 2.0\nN = 8\nTMP = 1\nout = np.zeros(1000, np.float32)\nx = np.ones(3)\n"
+    sig = 'SIG = "void(float32[::1], float32[::1], int64)"\n'
+    ext = source.extract([IMPORTS, demo + sig, SHADOWED], ["k"], {})
+    assert ext.problems == {} and {"x", "out", "SCALE"} <= set(ext.constants)
+    text = gate.module_text(ext, "k")
+    assigned = {ln.split(" = ")[0] for ln in text.splitlines() if " = " in ln and ln[0] != " "}
+    # scaled reads out from the module; k's out is its parameter; x is only ever a parameter.
+    assert {"SCALE", "N", "SIG", "out", "TMP"} <= assigned and "x" not in assigned
+    plain = "@cuda.jit\ndef k(x, out):\n    i = cuda.grid(1)\n    out[i] = x[i] * SCALE\n"
+    alone = source.extract([IMPORTS, demo, plain], ["k"], {})
+    assert alone.problems == {}
+    lines = gate.module_text(alone, "k").splitlines()
+    assert "SCALE = 2.0" in lines and not [ln for ln in lines if ln.startswith(("out =", "x ="))]
+
+
+def test_an_undefined_name_is_quoted_where_the_code_reads_it_not_in_a_string():
+    from pdc.ptx.build import shorten_error
+
+    text = "x = _pdc_np.array([0.0], dtype='float32')  # float32\n\ndef k(a):\n    a.float32\n"
+    text += "    t = cuda.local.array(2, float32)\n"
+    message = "Failed in cuda mode pipeline\nNameError: name 'float32' is not defined\nDuring: x"
+    got = shorten_error("TypingError", message, text)
+    assert (
+        got
+        == "TypingError: NameError: name 'float32' is not defined (at: t = cuda.local.array(2, float32))"
+    )

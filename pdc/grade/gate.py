@@ -11,6 +11,7 @@ numba refuses in the notebook it refuses here, in its own words, and what it com
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -42,9 +43,57 @@ def module_text(ext: Extracted, kernel: str) -> str:
     # The imports the code uses (a stray import elsewhere in the notebook is no concern here).
     lines = ["from __future__ import annotations", "import numpy as _pdc_np"]
     lines += [statement(name, path) for name, path in ext.imports.items() if name in used]
-    lines += [f"{k} = {literal(v)}" for k, v in ext.constants.items()]
+    free = _free_names(code)  # a constant the code only shadows (a parameter `out`) is left out
+    lines += [f"{k} = {literal(v)}" for k, v in ext.constants.items() if free is None or k in free]
     lines += ["", *code]
     return "\n".join(lines) + "\n"
+
+
+_SCOPES = (
+    *(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+    *(ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp),
+)
+
+
+def _free_names(code: list[str]) -> set[str] | None:
+    """The names the code reads from its module: in decorators, defaults and alias lines, and
+    in each function's body unless the function binds them itself (a parameter, an
+    assignment). A name bound only in a nested function or comprehension counts as read,
+    which at worst keeps a constant the code does not need. None if the code does not parse.
+    """
+    import ast
+
+    from pdc import pyast
+
+    free: set[str] = set()
+    for chunk in code:
+        try:
+            tree = pyast.parse(chunk)
+        except SyntaxError:
+            return None
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef):
+                free |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                continue
+            own = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+            todo: list[ast.AST] = list(node.body)
+            while todo:  # the function's own scope: nested scopes left out
+                n = todo.pop()
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                    own.add(n.id)
+                if not isinstance(n, _SCOPES):
+                    todo.extend(ast.iter_child_nodes(n))
+            for part in (*node.decorator_list, *node.args.defaults, *node.args.kw_defaults):
+                if part is not None:
+                    free |= {n.id for n in ast.walk(part) if isinstance(n, ast.Name)}
+            loads = {
+                n.id
+                for stmt in node.body
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            }
+            free |= loads - own
+    return free
 
 
 def literal(v) -> str:

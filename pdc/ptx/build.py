@@ -201,6 +201,25 @@ def assemble(build: Build, ptxas: str | None = None, timeout: float = 120) -> Bu
     return build
 
 
+def _lines_naming(source: str, name: str) -> set[int]:
+    """The (0-based) lines of ``source`` where ``name`` is read as a name: not in a string,
+    a comment or an attribute (``x.name``)."""
+    import io
+    import tokenize
+
+    found: set[int] = set()
+    prev = None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.NAME and tok.string == name and prev != ".":
+                found.add(tok.start[0] - 1)
+            if tok.type not in (tokenize.NL, tokenize.COMMENT):
+                prev = tok.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
+
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _MANGLED = re.compile(r"'_Z\w+'")
 _HEX_LIMIT = re.compile(r"\(0x([0-9a-f]+) bytes, 0x([0-9a-f]+) max\)")
@@ -248,13 +267,14 @@ def shorten_error(kind: str, message: str, source: str = "", line: int | None = 
     if undefined:
         needle = undefined.group(1)
     if needle and (not where or where.split(": ", 1)[-1].startswith("def ")):
-        # An undefined name is a whole word (np, not the np of _pdc_np); a call a substring.
-        word = re.compile(rf"(?<![\w.]){re.escape(needle)}\b") if undefined else None
+        # An undefined name is a name in the code (np, not the np of _pdc_np, nor the
+        # float32 of a constant's dtype='float32'); a call a substring of a line.
+        lines_named = _lines_naming(source, needle) if undefined else None
 
-        def uses(ln: str) -> bool:
-            return bool(word.search(ln)) if word else needle in ln
+        def uses(i: int, ln: str) -> bool:
+            return i in lines_named if lines_named is not None else needle in ln
 
-        hit = next((i for i, ln in enumerate(src) if uses(ln) and "def " not in ln), None)
+        hit = next((i for i, ln in enumerate(src) if uses(i, ln) and "def " not in ln), None)
         if hit is not None:
             where = f"at: {src[hit].strip()}"
     text = f"{kind}: {useful[:200]}"
