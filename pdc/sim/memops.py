@@ -22,8 +22,8 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str, vals=None):
     ``vals``, for a plain write, are the values stored: two unordered writes of one value
     leave the same element in either order (clearing one slot twice), so they are no race.
 
-    Returns, for a read, the lanes whose read races with another thread's write or atomic
-    and, of those, the lanes that race with a plain write (None when no lane races). A read
+    Returns the lanes whose access races with another thread's write or atomic and, of
+    those, the lanes that race with a plain write (None when no lane races). A read
     racing with a plain write may see a torn or half-ordered value: it is undefined, and a
     race finding. A read racing only with atomics sees a value the element held (atomics are
     indivisible), maybe stale: the simulator returns the value before the element's latest
@@ -54,7 +54,7 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str, vals=None):
         same = arr.flat[f] == vals
         if arr.defined is not None:
             same &= arr.defined[f]
-    _check(S, arr, f, lanes, B, kind, site, same)
+    found = _check(S, arr, f, lanes, B, kind, site, same)
     sh.written = True
     if arr.kind == SHARED:
         sh.dirty[B] = True
@@ -73,7 +73,42 @@ def _races(fr: Frame, arr: SimArray, f, lanes, kind: str, site: str, vals=None):
             site,
             count=int(dup.sum()),
         )
-    return None
+    return found
+
+
+def _mixed(S, arr: SimArray, f, lanes, site: str) -> None:
+    """Elements a plain write and another thread's atomic left with nothing ordering them:
+    which came first decides what they hold (a zeroing store after an atomic add erases
+    the count; before it, the add counts from the old value), so they hold an undefined
+    value until a plain write replaces it. A read of one is undefined (``load``); a global
+    one still mixed when the kernel ends is reported then (``mixed_at_end``)."""
+    if f.size == 0:
+        return
+    if arr.mixed is None:
+        arr.mixed = np.zeros(arr.flat.size, dtype=bool)
+    if not arr.mixed_why:
+        arr.mixed_why = (
+            f"{arr.element(f[0])} written by one thread and updated atomically by another with "
+            f"no barrier in between (a race: its value depends on which came first), {site}"
+        )
+        arr.mixed_at = (int(lanes[0]), site)
+    arr.mixed[f] = True
+
+
+def mixed_at_end(S) -> None:
+    """Report the global arrays whose elements a race left undefined (``_mixed``)."""
+    for arr in S.by_arg:
+        if arr is None or arr.mixed is None or not arr.mixed.any():
+            continue
+        f = np.flatnonzero(arr.mixed)
+        lane, site = arr.mixed_at
+        S.finding(
+            "uninitialized",
+            f"{arr.element(f[0])} ends the kernel with an undefined value: {arr.mixed_why}",
+            lane,
+            site,
+            count=int(f.size),
+        )
 
 
 def _check(S, arr, f, lanes, B, kind, site, same=None):
@@ -96,7 +131,9 @@ def _check(S, arr, f, lanes, B, kind, site, same=None):
     for reason, r in what:
         if reason != "updated atomically":
             plain |= r
-        elif kind == "read":
+        elif kind == "write":
+            _mixed(S, arr, f[r], lanes[r], site)  # a plain write after another's atomic
+        if reason == "updated atomically" and kind == "read":
             continue  # a value the element held, maybe stale (load): no finding by itself
         k = int(np.argmax(r))
         op = {"read": "read", "write": "write", "atomic": "atomic on"}[kind]
@@ -150,6 +187,11 @@ def load(fr: Frame, arr: SimArray, index, index_und, site: str, line: int, same=
                 k = int(np.argmax(never))
                 S.undef_origin = f"{arr.element(f[k])} read before any write, {site}"
             und_l = never if und_l is None else und_l | never
+    if arr.mixed is not None and (mixed := arr.mixed[f] & ok).any():
+        S.undef_from.add("race")
+        if not S.undef_origin:
+            S.undef_origin = arr.mixed_why
+        und_l = mixed if und_l is None else und_l | mixed
     good = None
     if allok:
         fo, lo = f, lanes
@@ -248,6 +290,8 @@ def store(fr: Frame, arr: SimArray, index, index_und, value, vund, site: str, li
         vu = vu[good] if vu is not None else None
     else:
         fo, lo = f, lanes
+    if arr.mixed is not None:  # before _races: a write racing with an atomic marks it again
+        arr.mixed[fo] = False
     if arr.kind != LOCAL:
         _races(fr, arr, fo, lo, "write", site, vals if vu is None else None)
     arr.flat[fo] = vals
@@ -331,7 +375,8 @@ def atomic(fr: Frame, arr: SimArray, index, index_und, op: str, vals, vund, site
                 count=int(never.sum()),
             )
     if arr.kind != LOCAL:
-        _races(fr, arr, fo, lo, "atomic", site)
+        if (found := _races(fr, arr, fo, lo, "atomic", site)) is not None:
+            _mixed(S, arr, fo[found[0]], lo[found[0]], site)  # after another's plain write
         # What a read racing with this atomic may still see (pdc.sim.memops.load).
         if arr.before_atomic is None:
             arr.before_atomic = arr.flat.copy()

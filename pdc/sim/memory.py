@@ -85,6 +85,9 @@ class SimArray:
         )
         self.owner: Any = None
         self.before_atomic: Any = None  # each element's value before its latest atomic
+        self.mixed: Any = None  # elements a plain write and an atomic raced on (memops._mixed)
+        self.mixed_why = ""
+        self.mixed_at: tuple = (0, "")
         self.lock_writer: Any = None  # pdc.sim.locks: who last wrote each element by cas/exch
         self.lock_gen: Any = None  # ... and the warp's generation at that release
         self.written: Any = None

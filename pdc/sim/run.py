@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from pdc.sim import machine, program
+from pdc.sim import machine, memops, program
 from pdc.sim.frontend import (
     CompileError,
     Unsupported,
@@ -106,6 +106,7 @@ def launch_here(
             S.finding("error", f"numba-cuda cannot compile the kernel: {refused}")
     except machine.KernelError as e:
         S.finding("error", str(e))
+    memops.mixed_at_end(S)
     for a, arr in zip(args, S.by_arg):
         if arr is not None:
             a[...] = arr.flat.reshape(arr.shape)

@@ -32,9 +32,10 @@ def histogram_global(values, hist):
         part="histogram_shared",
         # Lane 3 may add into bin 5 before lane 5 has zeroed it: lanes of one warp are
         # scheduled independently (Volta and later).
-        fail=["sync"],
-        passes=["public", "hidden", "bounds", "parallel", "atomics"],
-        reason="data race",
+        # A zeroing store and another lane's atomic on one bin: the count is undefined.
+        fail=["public", "hidden", "sync"],
+        passes=[],
+        reason="written by one thread and updated atomically by another",
         kernel="""
 WARPS_PER_BLOCK = TPB // 32
 
