@@ -61,8 +61,6 @@ def _free_names(code: list[str]) -> set[str] | None:
     assignment). A name bound only in a nested function or comprehension counts as read,
     which at worst keeps a constant the code does not need. None if the code does not parse.
     """
-    import ast
-
     from pdc import pyast
 
     free: set[str] = set()
