@@ -49,12 +49,6 @@ def module_text(ext: Extracted, kernel: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-_SCOPES = (
-    *(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
-    *(ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp),
-)
-
-
 def _free_names(code: list[str]) -> set[str] | None:
     """The names the code reads from its module: in decorators, defaults and alias lines, and
     in each function's body unless the function binds them itself (a parameter, an
@@ -62,6 +56,7 @@ def _free_names(code: list[str]) -> set[str] | None:
     which at worst keeps a constant the code does not need. None if the code does not parse.
     """
     from pdc import pyast
+    from pdc.grade.source import _stored_names
 
     free: set[str] = set()
     for chunk in code:
@@ -74,13 +69,7 @@ def _free_names(code: list[str]) -> set[str] | None:
                 free |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
                 continue
             own = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-            todo: list[ast.AST] = list(node.body)
-            while todo:  # the function's own scope: nested scopes left out
-                n = todo.pop()
-                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-                    own.add(n.id)
-                if not isinstance(n, _SCOPES):
-                    todo.extend(ast.iter_child_nodes(n))
+            own |= _stored_names(node.body)  # the function's own scope: nested scopes left out
             for part in (*node.decorator_list, *node.args.defaults, *node.args.kw_defaults):
                 if part is not None:
                     free |= {n.id for n in ast.walk(part) if isinstance(n, ast.Name)}
