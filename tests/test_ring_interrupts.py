@@ -150,6 +150,9 @@ def test_ctrl_c_at_every_check_point_of_every_sync_operation_loses_nothing(share
     assert stats["injected"] > 500 and stats["points"] > 100
 
 
+# An interrupt right after asyncio's Lock.acquire() returns its coroutine drops it unawaited:
+# Python warns, nothing is lost (pdc.ring.host.aio_steps says why asyncio keeps that lock).
+@pytest.mark.filterwarnings("ignore:coroutine 'Lock.acquire' was never awaited:RuntimeWarning")
 def test_ctrl_c_inside_asyncio_operations_and_cancellation_at_every_await():
     stats = {"injected": 0, "points": 0, "cancelled": 0}
     with RingKernelRuntime(backend="cpu") as rt:

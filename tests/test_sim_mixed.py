@@ -97,3 +97,26 @@ def test_a_store_after_a_barrier_defines_the_element_again():
     hist = np.zeros(BINS, np.int32)
     rep = sim.launch(kernel, 1, TPB, (np.zeros(1, np.int64), hist, 0))
     assert set(_kinds(rep)) == {"race"} and (hist == 7).all()
+
+
+def test_feedback_names_a_race_origin_as_undefined_not_uninitialised():
+    # The same finding kind, two origins: memory never written is uninitialised; a value a
+    # race left undefined was written, and the feedback must not send a student looking for
+    # a missing initialisation.
+    from pdc.grade.judge import undefined_title
+
+    values = (np.arange(256) % BINS).astype(np.int64)
+    rep = sim.launch(hist_zeroed, 2, TPB, (values, np.zeros(BINS, np.int32), False))
+    race = rep.findings["uninitialized"]["examples"][0]
+    assert undefined_title(race) == "use of an undefined value", race
+
+    def unzeroed(values, hist, unused):
+        s = cuda.shared.array(64, np.int32)
+        cuda.atomic.add(s, values[cuda.grid(1)], 1)
+        cuda.syncthreads()
+        if cuda.threadIdx.x < 64:
+            hist[cuda.threadIdx.x] = s[cuda.threadIdx.x]
+
+    rep = sim.launch(unzeroed, 2, TPB, (values, np.zeros(BINS, np.int32), 0))
+    never = rep.findings["uninitialized"]["examples"][0]
+    assert undefined_title(never) == "read of uninitialised memory", never

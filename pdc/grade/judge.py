@@ -78,8 +78,10 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
         # On a GPU an out-of-range access reads garbage or faults: the case has failed.
         return "out-of-bounds access: " + r.report.findings["oob"]["examples"][0]
     if r.report is not None and r.report.count("uninitialized"):
-        # Memory nobody wrote holds whatever was there before: the result is undefined.
-        return "read of uninitialised memory: " + r.report.findings["uninitialized"]["examples"][0]
+        # Memory nobody wrote holds whatever was there before, a race leaves either value:
+        # the result is undefined.
+        example = r.report.findings["uninitialized"]["examples"][0]
+        return f"{undefined_title(example)}: {example}"
     for name, exp in expected.items():
         if r.outputs is None:  # a result without a failure always carries its outputs
             raise TypeError(f"[judge] expected outputs for case {r.case.label}, got None")
@@ -102,6 +104,18 @@ def case_problem(part: Part, r: CaseResult, expected: dict) -> str | None:
     return None
 
 
+def undefined_title(example: str) -> str:
+    """What an undefined-value finding is, by where its first undefined value came from.
+
+    pdc.sim names that origin in the example ("s[3] read before any write, line 9"): memory
+    never written is uninitialised; a race, a read out of range or a shuffle from an inactive
+    lane leave a value as undefined, but the memory was written.
+    """
+    if "before any write" in example:
+        return "read of uninitialised memory"
+    return "use of an undefined value"
+
+
 def _category(problem: str) -> str:
     if problem.startswith("kernel raised"):
         return "kernel raised an exception"
@@ -112,6 +126,7 @@ def _category(problem: str) -> str:
         "out-of-bounds access",
         "does not compile",
         "read of uninitialised memory",
+        "use of an undefined value",
     )
     if problem.startswith(prefixes):
         return problem.split(":")[0]
@@ -122,7 +137,8 @@ FINDING_TITLES = {
     "oob": "out-of-bounds access",
     "race": "data race",
     "divergence": "divergent syncthreads()",
-    "uninitialized": "read of uninitialised shared or local memory",
+    "uninitialized": "use of an undefined value (memory never written, a race, a read out of "
+    "range or a shuffle from an inactive lane)",
     "warp": "warp collective reads an inactive lane",
 }
 
@@ -131,7 +147,7 @@ _COUNTED = {
     "oob": ("out-of-bounds access", "out-of-bounds accesses"),
     "race": ("data race", "data races"),
     "divergence": ("divergent barrier", "divergent barriers"),
-    "uninitialized": ("read of uninitialised memory", "reads of uninitialised memory"),
+    "uninitialized": ("use of an undefined value", "uses of undefined values"),
     "warp": (
         "warp collective that reads an inactive lane",
         "warp collectives that read an inactive lane",

@@ -181,7 +181,7 @@ def block_sum_warp(x, partial):
         part="block_sum_warp",
         fail=["public", "hidden"],
         passes=[],
-        reason="read of uninitialised memory",
+        reason="use of an undefined value",
         kernel="""
 @cuda.jit
 def block_sum_warp(x, partial):

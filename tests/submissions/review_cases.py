@@ -283,7 +283,7 @@ def conv1d(x, w, out):
         part="matmul_tiled",
         fail=["public", "hidden", "sync"],
         passes=[],
-        reason="read of uninitialised memory",
+        reason="use of an undefined value",
         kernel="""
 @cuda.jit
 def matmul_tiled(A, B, C):

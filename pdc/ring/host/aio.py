@@ -5,8 +5,9 @@ every awaiting call and resolves their futures, and async senders take turns (an
 ``asyncio.Lock``), so a thousand tasks awaiting one kernel cost one poll at a time, backing
 off to 1 ms, and never starve the threads that run a simulated device. A kernel may be
 used from several event loops and threads at once (each loop has its own port). The
-internal steps never leave a coroutine "never awaited" when Ctrl-C lands between creating
-and awaiting it (``pdc.ring.host.aio_steps``).
+internal steps wait without coroutines of their own, so Ctrl-C landing between creating
+and awaiting one cannot leave it "never awaited"; what is left is asyncio's ``Lock`` (see
+``pdc.ring.host.aio_steps``).
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ class Port:
                 self._fail_all()
                 return
             delay = async_delay(delay)
-            yield from asyncio.sleep(delay).__await__()
+            yield from first_done((), delay)  # asyncio.sleep without its coroutine
 
     def _waiting(self) -> bool:
         """True while a future waits (done ones are dropped here)."""
@@ -235,7 +236,7 @@ def _send(kernel: Kernel, values: tuple, lane: int, reserve: list[int] | None):
             kernel.consumer.drain()
             producer.engine.wake()
             delay = async_delay(delay)
-            yield from asyncio.sleep(delay).__await__()
+            yield from first_done((), delay)  # asyncio.sleep without its coroutine
     finally:
         if held:
             turn.release()

@@ -8,11 +8,11 @@ awaited. So the internal steps of ``pdc.ring.host.aio`` are plain generators wra
 a generator dropped before it started says nothing. The public ``*_async`` functions stay
 ordinary coroutines: a caller who forgets ``await`` is still warned.
 
-``first_done`` replaces ``asyncio.wait``. What is left: the steps still wait with asyncio's
-own ``sleep`` and ``Lock``, whose coroutines are created in a step's frame and can be
-dropped there. Waiting on futures with callbacks of our own instead made an interrupt
-inside such a callback (run by the event loop) lose its wake-up and hang the loop, so
-asyncio keeps those.
+``first_done`` replaces ``asyncio.wait``, and with no futures ``asyncio.sleep``. What is
+left: async senders take turns with asyncio's own ``Lock``, whose ``acquire`` coroutine is
+created in a step's frame and can be dropped there (Python then warns, nothing is lost).
+Waiting on futures with callbacks of our own instead made an interrupt inside such a
+callback (run by the event loop) lose its wake-up and hang the loop, so asyncio keeps it.
 """
 
 from __future__ import annotations
