@@ -91,6 +91,7 @@ def _binop(bld, e, site):
         raise Unsupported(f"the simulator does not support {fn.__name__} yet ({site})")
     f = arith.binop(fn, bld.ct[e])
     intdiv = getattr(f, "int_division", False)
+    absorbing = fn in _ABSORBED_BY_ZERO
     checked = getattr(f, "checked", None)
     if checked is not None:
         return _raising_binop(lhs, rhs, checked, site)
@@ -112,9 +113,32 @@ def _binop(bld, e, site):
             elif not zero.ndim and zero:
                 fr.S.finding("error", "integer division by zero", fr.lanes[0], site)
         with np.errstate(all="ignore"):
-            return f(a, b), _or_und((ua, ub))
+            out = f(a, b)
+        u = _or_und((ua, ub))
+        if absorbing and u is not None:
+            u = _absorbed(out, a, ua, b, ub, u)
+        return out, u
 
     return run
+
+
+#: Integer operators whose result a defined zero operand decides alone: ``x * 0`` and
+#: ``x & 0`` are 0 whatever bits an undefined ``x`` holds, on a GPU as here (floats are not:
+#: an undefined float may be NaN or infinite, and ``nan * 0`` is NaN).
+_ABSORBED_BY_ZERO = frozenset({operator.mul, operator.imul, operator.and_, operator.iand})
+
+
+def _absorbed(out, a, ua, b, ub, u):
+    """The undefined mask of an integer ``a * b`` or ``a & b``: defined where either operand
+    is a defined zero."""
+    if np.asarray(out).dtype.kind not in "iub":
+        return u
+    zero = np.zeros(u.shape, dtype=bool)
+    for v, uv in ((a, ua), (b, ub)):
+        z = np.asarray(v) == 0
+        zero |= z if uv is None else z & ~uv
+    u = u & ~zero
+    return u if u.any() else None
 
 
 def _contains(seq, item, site):
