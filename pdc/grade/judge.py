@@ -137,8 +137,8 @@ FINDING_TITLES = {
     "oob": "out-of-bounds access",
     "race": "data race",
     "divergence": "divergent syncthreads()",
-    "uninitialized": "use of an undefined value (memory never written, a race, a read out of "
-    "range or a shuffle from an inactive lane)",
+    "uninitialized": "read of uninitialised shared or local memory, or another undefined value "
+    "(a race, a read out of range, a shuffle from an inactive lane)",
     "warp": "warp collective reads an inactive lane",
 }
 
@@ -147,7 +147,10 @@ _COUNTED = {
     "oob": ("out-of-bounds access", "out-of-bounds accesses"),
     "race": ("data race", "data races"),
     "divergence": ("divergent barrier", "divergent barriers"),
-    "uninitialized": ("use of an undefined value", "uses of undefined values"),
+    "uninitialized": (
+        "read of uninitialised memory or other undefined value",
+        "reads of uninitialised memory or other undefined values",
+    ),
     "warp": (
         "warp collective that reads an inactive lane",
         "warp collectives that read an inactive lane",
