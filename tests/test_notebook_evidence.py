@@ -119,3 +119,35 @@ def test_evidence_record_round_trips():
     rec = ck.evidence_record("t.ok", 60e-6, base, baseline_name="memcpy", max_ratio=20)
     assert rec["baseline_seconds"] == pytest.approx(40e-6)
     assert ck.evidence_problems(json.loads(json.dumps(rec))) == []
+
+
+def test_a_reference_figure_timed_on_the_gpu_machines_cpu_says_so(tmp_path):
+    # A cell that times host work (NumPy, a CPU input pipeline) measures the GPU machine's
+    # processor there: its record keeps the device, the report keeps it as on_gpu, and the
+    # line quoted beside this run's figure never passes it off as the GPU's.
+    from pdc.gpu_report import NONE_YET, evidence_reference
+    from pdc.gpu_report.run import measurements
+
+    host = ck.evidence_record("t.host", ck.Timing((2e-5,)), 1e-5, baseline_name="a", max_ratio=9)
+    gpu = ck.evidence_record(
+        "t.gpu", ck.Timing((2e-6,), device="cuda"), 1e-6, baseline_name="a", max_ratio=9
+    )
+    old = {k: v for k, v in host.items() if k != "device"} | {"name": "t.old"}
+    assert (host["device"], gpu["device"]) == ("cpu", "cuda")
+    report = {
+        "notebooks_at_once": 1,
+        "notebooks": [
+            {"ok": True, "notebook": "x.ipynb", "seconds": 1.0, "evidence": [host, gpu, old]}
+        ],
+    }
+    figures = measurements(report)
+    assert figures["evidence.t.host.on_gpu"] == 0 and figures["evidence.t.gpu.on_gpu"] == 1
+    assert "evidence.t.old.on_gpu" not in figures  # a report from before: nothing claimed
+    (tmp_path / "gpu-2026.json").write_text(
+        json.dumps({"device": "GPU X", "date": "2026-01-01", "measurements": figures})
+    )
+    (tmp_path / "broken.json").write_text("{not json")
+    assert evidence_reference("t.host", tmp_path) == "GPU X, 2026-01-01: 20 µs (timed on its CPU)"
+    assert evidence_reference("t.gpu", tmp_path) == "GPU X, 2026-01-01: 2 µs"
+    assert evidence_reference("t.old", tmp_path) == "GPU X, 2026-01-01: 20 µs"
+    assert evidence_reference("t.none", tmp_path) == NONE_YET

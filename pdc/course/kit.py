@@ -474,9 +474,15 @@ def evidence_record(
     slack_s: float = 0.0,
     min_ratio: float | None = None,
 ) -> dict:
-    """The JSON-ready record that :func:`evidence` shows; arguments as there."""
+    """The JSON-ready record that :func:`evidence` shows; arguments as there.
+
+    ``device`` is where the measured work was timed (a :class:`Timing`'s device; None for
+    plain seconds): a GPU machine's report keeps it, so that a figure its CPU measured is
+    never quoted as the GPU's.
+    """
     return {
         "name": name,
+        "device": measured.device if isinstance(measured, Timing) else None,
         "seconds": measured.median_s if isinstance(measured, Timing) else float(measured),
         "baseline": baseline_name,
         "baseline_seconds": baseline.median_s if isinstance(baseline, Timing) else float(baseline),
@@ -484,18 +490,6 @@ def evidence_record(
         "slack_s": slack_s,
         "min_ratio": min_ratio,
     }
-
-
-def gpu_reference(key: str) -> str:
-    """The committed GPU reference figure for a measurement key, labelled with device and date.
-
-    ``make gpu-report`` on a machine with an NVIDIA GPU executes every chapter and stores each
-    :func:`evidence` record as ``evidence.<name>.seconds``; a report committed under
-    ``book/reference/`` is then quoted beside the figure measured here.
-    """
-    from pdc.gpu_report import reference
-
-    return " / ".join(reference(key).splitlines())
 
 
 def evidence(
@@ -540,8 +534,11 @@ def evidence(
         f"check {name}: {format_seconds(record['seconds'])} = {ratio:.3g}x {baseline_name} "
         f"({format_seconds(record['baseline_seconds'])}): {verdict}"
     )
-    # The same measurement from the committed GPU reference run, if one is recorded.
-    text += "\n  GPU reference: " + gpu_reference(f"evidence.{name}.seconds")
+    # The same cell's measurement in the committed GPU reference run, if one is recorded:
+    # that machine's figure, which its CPU measured where the cell times host work.
+    from pdc.gpu_report import evidence_reference
+
+    text += "\n  same cell on the GPU reference machine: " + evidence_reference(name)
     try:
         from IPython import get_ipython
         from IPython.display import display

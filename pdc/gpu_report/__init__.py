@@ -51,6 +51,33 @@ def reference(key: str, directory: str | Path | None = None) -> str:
     return "\n".join(lines) or NONE_YET
 
 
+def evidence_reference(name: str, directory: str | Path | None = None) -> str:
+    """What the reference reports recorded for a chapter's ``evidence`` record ``name``.
+
+    One "device, date: seconds" per report, as :func:`reference` gives, with "(timed on its
+    CPU)" where the report knows that the cell timed host work there (``evidence.NAME.on_gpu``
+    is 0): a cell that times NumPy, or a CPU input pipeline, measures the GPU machine's
+    processor, not its GPU.
+    """
+    key = f"evidence.{name}.seconds"
+    lines = []
+    for path in sorted(Path(directory or REFERENCE_DIR).glob("*.json")):
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # an unreadable file is no reference
+        figures = report.get("measurements") if isinstance(report, dict) else None
+        value = figures.get(key) if isinstance(figures, dict) else None
+        if not isinstance(value, (int, float)):
+            continue
+        where = " (timed on its CPU)" if figures.get(f"evidence.{name}.on_gpu") == 0 else ""
+        lines.append(
+            f"{report.get('device', path.stem)}, {report.get('date', '?')}: "
+            f"{_format(float(value), key)}{where}"
+        )
+    return " / ".join(lines) or NONE_YET
+
+
 def keys(directory: str | Path | None = None) -> list[str]:
     """Every measurement key found in the reference reports."""
     found: set[str] = set()

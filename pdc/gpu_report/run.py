@@ -387,6 +387,8 @@ def measurements(report: dict[str, Any]) -> dict[str, Any]:
             for field in ("seconds", "baseline_seconds"):
                 if isinstance(record.get(field), (int, float)):
                     flat[f"evidence.{record['name']}.{field}"] = record[field]
+            if isinstance(record.get("device"), str):  # where the cell timed its work
+                flat[f"evidence.{record['name']}.on_gpu"] = int(record["device"] == "cuda")
     return flat
 
 
