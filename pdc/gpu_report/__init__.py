@@ -67,7 +67,9 @@ def evidence_reference(name: str, directory: str | Path | None = None) -> str:
         except (OSError, ValueError):
             continue  # an unreadable file is no reference
         figures = report.get("measurements") if isinstance(report, dict) else None
-        value = figures.get(key) if isinstance(figures, dict) else None
+        if not isinstance(figures, dict):
+            continue
+        value = figures.get(key)
         if not isinstance(value, (int, float)):
             continue
         where = " (timed on its CPU)" if figures.get(f"evidence.{name}.on_gpu") == 0 else ""
