@@ -140,6 +140,10 @@ def test_barrier_in_a_branch_is_divergent():
     rep = sim.launch(divergent_barrier, 1, 32, (x, np.zeros_like(x)))
     assert rep.count("divergence") == 1
     assert "16 wait elsewhere" in rep.findings["divergence"]["examples"][0]
+    # Several blocks run together: the count is still that of the block the finding names.
+    x = np.arange(96, dtype=np.float32)
+    rep = sim.launch(divergent_barrier, 3, 32, (x, np.zeros_like(x)))
+    assert "16 wait elsewhere" in rep.findings["divergence"]["examples"][0]
 
 
 def test_threads_at_different_barriers_are_divergent():

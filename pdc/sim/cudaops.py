@@ -210,20 +210,23 @@ def _barrier(reduce):
             inblk = here[S.block_of]
             away = inblk & S.alive & ~fr.m
             gone = inblk & S.exited
+            # Blocks run together here; the counts are of the block the finding names.
             if away.any():
                 k = int(np.argmax(away))
+                n = int((away & (S.block_of == S.block_of[k])).sum())
                 S.finding(
                     "divergence",
                     "syncthreads() is not reached by every thread of the block: "
-                    f"{int(away.sum())} wait elsewhere (a barrier inside a branch?)",
+                    f"{n} wait elsewhere (a barrier inside a branch?)",
                     k,
                     site,
                 )
             elif gone.any():
                 k = int(np.argmax(gone))
+                n = int((gone & (S.block_of == S.block_of[k])).sum())
                 S.finding(
                     "divergence",
-                    f"syncthreads() reached after {int(gone.sum())} threads of the block "
+                    f"syncthreads() reached after {n} threads of the block "
                     "exited (a return before a barrier?)",
                     k,
                     site,
