@@ -94,3 +94,21 @@ def test_the_cell_installs_nothing_where_pdc_is_importable(tmp_path, monkeypatch
     monkeypatch.setenv("PDC_COURSE", str(tmp_path / "no-such-wheel.whl"))
     out = _run_cell(tmp_path, hosted.setup_cell() + "\nprint('COURSE =', COURSE)")
     assert out.strip() == f"COURSE = {tmp_path / 'no-such-wheel.whl'}", out
+
+
+def test_an_unpublished_address_says_what_to_do_instead_of_calling_pip(monkeypatch):
+    # Before the course is published the cell's address is a placeholder: where pdc is
+    # missing, the cell stops with what to set, and pip never runs.
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    source = TransformerManager().transform_cell(hosted.setup_cell())
+    assert hosted.PLACEHOLDER in hosted.REPOSITORY  # this copy is unpublished
+    calls: list = []
+    ns = {"get_ipython": lambda: type("IP", (), {"run_line_magic": lambda *a: calls.append(a)})()}
+    monkeypatch.delenv("PDC_COURSE", raising=False)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)
+    with pytest.raises(RuntimeError, match="PDC_COURSE"):
+        exec(compile(source, "setup", "exec"), ns)
+    assert calls == []
+    published = hosted.setup_cell("https://github.com/acme/pdc-course")
+    assert hosted.PLACEHOLDER not in published and "RuntimeError" not in published

@@ -147,7 +147,20 @@ def test_a_reference_figure_timed_on_the_gpu_machines_cpu_says_so(tmp_path):
         json.dumps({"device": "GPU X", "date": "2026-01-01", "measurements": figures})
     )
     (tmp_path / "broken.json").write_text("{not json")
-    assert evidence_reference("t.host", tmp_path) == "GPU X, 2026-01-01: 20 µs (timed on its CPU)"
-    assert evidence_reference("t.gpu", tmp_path) == "GPU X, 2026-01-01: 2 µs"
-    assert evidence_reference("t.old", tmp_path) == "GPU X, 2026-01-01: 20 µs"
-    assert evidence_reference("t.none", tmp_path) == NONE_YET
+    assert (
+        evidence_reference("t.host", directory=tmp_path)
+        == "GPU X, 2026-01-01: 20 µs (timed on its CPU) = 2x its baseline there (10 µs)"
+    )
+    assert (
+        evidence_reference("t.gpu", directory=tmp_path)
+        == "GPU X, 2026-01-01: 2 µs = 2x its baseline there (1 µs)"
+    )
+    assert evidence_reference("t.old", directory=tmp_path).startswith("GPU X, 2026-01-01: 20 µs =")
+    assert evidence_reference("t.none", directory=tmp_path) == NONE_YET
+    # A cell that declares host work says so even where the report predates the field.
+    said = evidence_reference("t.old", on_host=True, directory=tmp_path)
+    assert said == "GPU X, 2026-01-01: 20 µs (timed on its CPU) = 2x its baseline there (10 µs)"
+    assert (
+        ck.evidence_record("t", 1e-6, 1e-6, baseline_name="a", max_ratio=9, on_host=True)["device"]
+        == "cpu"
+    )

@@ -160,15 +160,17 @@ WRONG_ANSWERS = {
     "ch04.relu": [  # right values, no guard: a GPU writes past the end of out silently
         "@cuda.jit\n"
         "def relu_kernel(x, out):\n"
-        "    # TODO: take i = cuda.grid(1), guard it, then write max(x[i], 0.0) to out[i]\n"
+        "    # TODO: take i = cuda.grid(1), guard it, then write max(x[i], np.float32(0.0)) to out[i]\n"
+        "    # (a bare 0.0 is a float64, and max would compute in float64: chapter 5 shows why it matters)\n"
         "    i = cuda.grid(1)\n"
-        "    out[i] = max(x[i], 0.0)\n",
+        "    out[i] = max(x[i], np.float32(0.0))\n",
         "@cuda.jit\n"
         "def relu_kernel(x, out):\n"
-        "    # TODO: take i = cuda.grid(1), guard it, then write max(x[i], 0.0) to out[i]\n"
+        "    # TODO: take i = cuda.grid(1), guard it, then write max(x[i], np.float32(0.0)) to out[i]\n"
+        "    # (a bare 0.0 is a float64, and max would compute in float64: chapter 5 shows why it matters)\n"
         "    i = cuda.grid(1)\n"
         "    if i <= x.size:  # off by one\n"
-        "        out[i] = max(x[i], 0.0)\n",
+        "        out[i] = max(x[i], np.float32(0.0))\n",
     ],
     "ch04.scale_rows": [
         "@cuda.jit\n"

@@ -86,10 +86,25 @@ def setup_cell(repository: str = REPOSITORY, tag: str | None = None) -> str:
             f'COURSE = "{requirement(repository, tag)}"',
             'COURSE = os.environ.get("PDC_COURSE", COURSE)  # another source: a fork, a wheel file',
             'if importlib.util.find_spec("pdc") is None:',
+            *(_PLACEHOLDER_GUARD if PLACEHOLDER in repository else ()),
             '    %pip install --quiet "{COURSE}"',
             "    importlib.invalidate_caches()",
         ]
     )
+
+
+#: What marks the repository address as not yet published.
+PLACEHOLDER = "/OWNER/"
+# Before publication the cell's address cannot install anything: say what to do instead of
+# letting pip fail on a repository that does not exist.
+_PLACEHOLDER_GUARD = (
+    f'    if "{PLACEHOLDER}" in COURSE:  # this copy names no published repository yet',
+    "        raise RuntimeError(",
+    '            "[setup] expected the course\'s address, got the placeholder " + COURSE + ": run"',
+    '            " %env PDC_COURSE=<a pip requirement: git+https://... of the course, or a wheel"',
+    '            " file> in a cell above this one, then this cell again"',
+    "        )",
+)
 
 
 def _cell(source: str) -> dict:

@@ -473,16 +473,18 @@ def evidence_record(
     max_ratio: float,
     slack_s: float = 0.0,
     min_ratio: float | None = None,
+    on_host: bool = False,
 ) -> dict:
     """The JSON-ready record that :func:`evidence` shows; arguments as there.
 
-    ``device`` is where the measured work was timed (a :class:`Timing`'s device; None for
-    plain seconds): a GPU machine's report keeps it, so that a figure its CPU measured is
-    never quoted as the GPU's.
+    ``device`` is where the measured work was timed ("cpu" for host work, else a
+    :class:`Timing`'s device; None for plain seconds): a GPU machine's report keeps it, so
+    that a figure its CPU measured is never quoted as the GPU's.
     """
+    device = "cpu" if on_host else (measured.device if isinstance(measured, Timing) else None)
     return {
         "name": name,
-        "device": measured.device if isinstance(measured, Timing) else None,
+        "device": device,
         "seconds": measured.median_s if isinstance(measured, Timing) else float(measured),
         "baseline": baseline_name,
         "baseline_seconds": baseline.median_s if isinstance(baseline, Timing) else float(baseline),
@@ -501,6 +503,7 @@ def evidence(
     max_ratio: float,
     slack_s: float = 0.0,
     min_ratio: float | None = None,
+    on_host: bool = False,
 ) -> None:
     """Record a measurement beside a baseline from the same run, and say if it is plausible.
 
@@ -517,6 +520,8 @@ def evidence(
         max_ratio: ``measured`` may be at most this many times the baseline ...
         slack_s: ... plus this many seconds (fixed call overheads).
         min_ratio: Optional lower bound; faster than this means the work was not waited for.
+        on_host: The measured work runs on the host CPU on every machine (NumPy, a CPU input
+            pipeline): the GPU reference machine's figure is then its CPU's, and says so.
     """
     record = evidence_record(
         name,
@@ -526,6 +531,7 @@ def evidence(
         max_ratio=max_ratio,
         slack_s=slack_s,
         min_ratio=min_ratio,
+        on_host=on_host,
     )
     problems = evidence_problems(record)
     ratio = record["seconds"] / record["baseline_seconds"] if record["baseline_seconds"] else 0.0
@@ -538,7 +544,7 @@ def evidence(
     # that machine's figure, which its CPU measured where the cell times host work.
     from pdc.gpu_report import evidence_reference
 
-    text += "\n  same cell on the GPU reference machine: " + evidence_reference(name)
+    text += "\n  same cell on the GPU reference machine: " + evidence_reference(name, on_host)
     try:
         from IPython import get_ipython
         from IPython.display import display

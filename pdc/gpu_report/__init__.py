@@ -51,13 +51,16 @@ def reference(key: str, directory: str | Path | None = None) -> str:
     return "\n".join(lines) or NONE_YET
 
 
-def evidence_reference(name: str, directory: str | Path | None = None) -> str:
+def evidence_reference(
+    name: str, on_host: bool = False, directory: str | Path | None = None
+) -> str:
     """What the reference reports recorded for a chapter's ``evidence`` record ``name``.
 
-    One "device, date: seconds" per report, as :func:`reference` gives, with "(timed on its
-    CPU)" where the report knows that the cell timed host work there (``evidence.NAME.on_gpu``
-    is 0): a cell that times NumPy, or a CPU input pipeline, measures the GPU machine's
-    processor, not its GPU.
+    One "device, date: seconds" per report, as :func:`reference` gives, with the ratio to
+    the baseline measured beside it there (the problem sizes may differ from this run's), and
+    "(timed on its CPU)" where the cell times host work (``on_host``, as the cell declares
+    it) or the report knows that it did (``evidence.NAME.on_gpu`` is 0): a cell that times
+    NumPy, or a CPU input pipeline, measures the GPU machine's processor, not its GPU.
     """
     key = f"evidence.{name}.seconds"
     lines = []
@@ -72,7 +75,12 @@ def evidence_reference(name: str, directory: str | Path | None = None) -> str:
         value = figures.get(key)
         if not isinstance(value, (int, float)):
             continue
-        where = " (timed on its CPU)" if figures.get(f"evidence.{name}.on_gpu") == 0 else ""
+        host = on_host or figures.get(f"evidence.{name}.on_gpu") == 0
+        where = " (timed on its CPU)" if host else ""
+        # The baseline measured beside it there: the ratio compares across problem sizes.
+        base = figures.get(f"evidence.{name}.baseline_seconds")
+        if isinstance(base, (int, float)) and base > 0:
+            where += f" = {value / base:.3g}x its baseline there ({_format(float(base), key)})"
         lines.append(
             f"{report.get('device', path.stem)}, {report.get('date', '?')}: "
             f"{_format(float(value), key)}{where}"

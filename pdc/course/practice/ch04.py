@@ -13,7 +13,7 @@ cuda = _cuda.cuda()
 def relu_kernel(x, out):
     i = cuda.grid(1)
     if i < x.size:  # the last block overhangs the data
-        out[i] = max(x[i], 0.0)
+        out[i] = max(x[i], np.float32(0.0))  # a bare 0.0 is a float64: max would be too
 
 
 @exercise("ch04.relu", answer=relu_kernel)

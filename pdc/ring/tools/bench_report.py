@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 __all__ = ["format_report"]
@@ -9,6 +10,13 @@ __all__ = ["format_report"]
 
 def _fmt_rate(x: float) -> str:
     return f"{x / 1e6:.2f} M/s" if x >= 1e6 else f"{x / 1e3:.0f} k/s"
+
+
+def _fmt_ratio(x: float) -> str:
+    """A ratio with two significant figures below 1 (0.52x, 0.032x), never a bare 0.0x."""
+    if not math.isfinite(x) or x <= 0 or x >= 1:
+        return f"{x:.1f}x"
+    return f"{x:.{1 - math.floor(math.log10(x))}f}x"
 
 
 def format_report(result: dict[str, Any]) -> str:
@@ -52,18 +60,20 @@ def format_report(result: dict[str, Any]) -> str:
                 f" p99 {c['p99_us']:.2f} us, {_fmt_rate(c['msgs_per_s'])}"
             )
         lines.append(f"    batched ({b['batch']} per batch): {_fmt_rate(b['msgs_per_s'])}")
-        ratios = ", ".join(f"{v:.1f}x vs {k}" for k, v in r["speedup_vs"].items())
+        ratios = ", ".join(f"{_fmt_ratio(v)} vs {k}" for k, v in r["speedup_vs"].items())
         lines.append(f"    round trip p50 from Python: {ratios}")
         if lpm is not None and not r["simulated"]:
             mean_us = 1e6 / s["msgs_per_s"]
             lines.append(
                 f"    mean round trip vs CUDA launch + sync per message: "
-                f"{lpm['mean_us'] / mean_us:.1f}x"
+                f"{_fmt_ratio(lpm['mean_us'] / mean_us)}"
             )
         idle = r.get("idle_core_pct")
         if idle is not None:
             lines.append(f"    idle kernel: {idle:.2f} % of one core (process CPU, host asleep)")
         if r["compiled_speedup_vs"]:
-            ratios = ", ".join(f"{v:.1f}x vs {k}" for k, v in r["compiled_speedup_vs"].items())
+            ratios = ", ".join(
+                f"{_fmt_ratio(v)} vs {k}" for k, v in r["compiled_speedup_vs"].items()
+            )
             lines.append(f"    round trip p50 from compiled code: {ratios}")
     return "\n".join(lines)
