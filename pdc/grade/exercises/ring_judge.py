@@ -134,7 +134,9 @@ def _kind(problem: str) -> str:
         return "wrong values"
     if problem.startswith("handler returned error code"):
         head = problem.partition(" (")[0]
-        return f"{head} (a fault)" if head.endswith(f" {FAULT}") else head
+        # What a fault is reveals nothing of the stream: say it, as for a public case.
+        fault = " (a fault: a division by zero, a NaN or an overflow)"
+        return head + fault if head.endswith(f" {FAULT}") else head
     if problem == "missing or duplicate replies":
         return problem
     return "no result"
