@@ -65,3 +65,16 @@ def test_asyncio_baseline_runs_inside_a_running_event_loop():
 
     r = asyncio.run(inside_a_loop())
     assert 0 < r["p50_us"] <= r["p99_us"]
+
+
+def test_a_ratio_below_one_keeps_two_significant_figures():
+    from pdc.ring.tools.bench_report import _fmt_ratio
+
+    assert [_fmt_ratio(x) for x in (33.0, 1.0, 0.52, 0.0316, 0.00123)] == [
+        "33.0x",
+        "1.0x",
+        "0.52x",
+        "0.032x",
+        "0.0012x",
+    ]
+    assert _fmt_ratio(0.0) == "0.0x"  # nothing measured: no figures to invent

@@ -7,6 +7,7 @@ chapters quote beside their own local run, labelled with the device and the date
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "book" / "reference"
@@ -24,6 +25,18 @@ def _format(value: float, key: str) -> str:
     return f"{value:.4g}"
 
 
+def _reports(directory: str | Path | None) -> Iterator[tuple[str, dict]]:
+    """("device, date", measurements) of each readable reference report, by file name."""
+    for path in sorted(Path(directory or REFERENCE_DIR).glob("*.json")):
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # an unreadable file is no reference
+        figures = report.get("measurements") if isinstance(report, dict) else None
+        if isinstance(figures, dict):
+            yield f"{report.get('device', path.stem)}, {report.get('date', '?')}", figures
+
+
 def reference(key: str, directory: str | Path | None = None) -> str:
     """The committed GPU reference figure for ``key``, labelled with device and date.
 
@@ -36,18 +49,11 @@ def reference(key: str, directory: str | Path | None = None) -> str:
         One line per reference report that has the figure, such as
         "NVIDIA H100 80GB HBM3, 2026-11-23: 12.3 us"; or "no GPU reference is recorded yet".
     """
-    lines = []
-    for path in sorted(Path(directory or REFERENCE_DIR).glob("*.json")):
-        try:
-            report = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue  # an unreadable file is no reference
-        value = report.get("measurements", {}).get(key)
-        if isinstance(value, (int, float)):
-            lines.append(
-                f"{report.get('device', path.stem)}, {report.get('date', '?')}: "
-                f"{_format(float(value), key)}"
-            )
+    lines = [
+        f"{label}: {_format(float(figures[key]), key)}"
+        for label, figures in _reports(directory)
+        if isinstance(figures.get(key), (int, float))
+    ]
     return "\n".join(lines) or NONE_YET
 
 
@@ -64,14 +70,7 @@ def evidence_reference(
     """
     key = f"evidence.{name}.seconds"
     lines = []
-    for path in sorted(Path(directory or REFERENCE_DIR).glob("*.json")):
-        try:
-            report = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue  # an unreadable file is no reference
-        figures = report.get("measurements") if isinstance(report, dict) else None
-        if not isinstance(figures, dict):
-            continue
+    for label, figures in _reports(directory):
         value = figures.get(key)
         if not isinstance(value, (int, float)):
             continue
@@ -81,19 +80,10 @@ def evidence_reference(
         base = figures.get(f"evidence.{name}.baseline_seconds")
         if isinstance(base, (int, float)) and base > 0:
             where += f" = {value / base:.3g}x its baseline there ({_format(float(base), key)})"
-        lines.append(
-            f"{report.get('device', path.stem)}, {report.get('date', '?')}: "
-            f"{_format(float(value), key)}{where}"
-        )
+        lines.append(f"{label}: {_format(float(value), key)}{where}")
     return " / ".join(lines) or NONE_YET
 
 
 def keys(directory: str | Path | None = None) -> list[str]:
     """Every measurement key found in the reference reports."""
-    found: set[str] = set()
-    for path in Path(directory or REFERENCE_DIR).glob("*.json"):
-        try:
-            found |= set(json.loads(path.read_text()).get("measurements", {}))
-        except (OSError, ValueError, AttributeError):
-            continue
-    return sorted(found)
+    return sorted({key for _, figures in _reports(directory) for key in figures})
