@@ -24,6 +24,8 @@ NOT_BACKENDS = {
     # measure(device=...) takes the frameworks' device names (torch's "cuda" and "mps").
     ("pdc/timing.py", "device not in ('cpu', 'cuda', 'mps', 'mlx')"),
     ("pdc/timing.py", "device == 'cuda'"),
+    # ... as an evidence record keeps them: "cpu" is work the host timed.
+    ("pdc/gpu_report/run.py", "record['device'] != 'cpu'"),
     # torch's device types, in the practice check of chapter 7's data loader.
     ("pdc/course/practice/ch07.py", "device_type == 'cuda'"),
     # The grader's names of numba's ``cuda`` module and of a kernel decorator's target.

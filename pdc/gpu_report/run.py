@@ -388,7 +388,7 @@ def measurements(report: dict[str, Any]) -> dict[str, Any]:
                 if isinstance(record.get(field), (int, float)):
                     flat[f"evidence.{record['name']}.{field}"] = record[field]
             if isinstance(record.get("device"), str):  # where the cell timed its work
-                flat[f"evidence.{record['name']}.on_gpu"] = int(record["device"] == "cuda")
+                flat[f"evidence.{record['name']}.on_gpu"] = int(record["device"] != "cpu")
     return flat
 
 
