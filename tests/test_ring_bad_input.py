@@ -398,3 +398,14 @@ def test_a_python_handler_returning_a_float_gets_an_error_reply():
         r = k.call(i=1, f=3.0, b=True, u=1, timeout=30, check=False)
         assert r.status != 0
         assert "expected the status (the return value) an integer, got float32" in r.error
+
+
+def test_a_python_handler_status_outside_int64_is_an_error_reply_and_the_loop_goes_on():
+    def coded(req, rep):
+        return 2**64 if req.i == 1 else 0  # e.g. a hash used as an error code
+
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(ring_kernel(request=REQ, reply=REP, python=True)(coded))
+        r = k.call(i=1, f=3.0, b=True, u=1, timeout=30, check=False)
+        assert r.status != 0 and "to fit in int64, got 18446744073709551616" in r.error
+        assert k.call(i=0, f=3.0, b=True, u=1, timeout=30).status == 0

@@ -98,8 +98,15 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
 
 # -- pure-Python mode -------------------------------------------------------------------
 def _status(code: Any, name: str) -> int:
-    """A Python handler's status as an int; anything but an integer raises TypeError."""
+    """A Python handler's status as an int; anything but an integer raises TypeError, and an
+    integer the reply's int64 status cannot hold, OverflowError (both reach the caller as the
+    message's error, and the loop goes on)."""
     if isinstance(code, numbers.Integral):
+        if not -(2**63) <= int(code) < 2**63:
+            raise OverflowError(
+                f"[ring handler {name}] expected the status (the return value) to fit in "
+                f"int64, got {int(code)}"
+            )
         return int(code)
     raise TypeError(
         f"[ring handler {name}] expected the status (the return value) an integer, got "
