@@ -262,6 +262,9 @@ class RingKernel:
 
         Messages still waiting are not handled (``undelivered``); replies already written
         can still be received after terminate. Sends from then on raise ``RingStateError``.
+        A loop that has not left within ``timeout`` (``stopped`` False) is still handling
+        the burst of messages it took before it saw the request (a slow handler): those of
+        ``undelivered`` may still get replies, which ``receive`` returns as usual.
         """
         t0 = time.perf_counter()
         self.life.terminated = True  # blocked producers see it and give up the send lock

@@ -125,7 +125,9 @@ class TerminateReport:
         kernel_id: The kernel.
         stopped: True when the device loop left within the timeout.
         seconds: How long terminate took.
-        undelivered: Correlation ids still waiting in the request queues (never handled).
+        undelivered: Correlation ids still waiting in the request queues (never handled
+            once ``stopped``; while a loop that did not stop finishes its burst, some may
+            still get replies).
         replies_pending: Replies handled but not yet received (still receivable).
     """
 
