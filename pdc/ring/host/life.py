@@ -8,11 +8,29 @@ loop that will never answer.
 
 from __future__ import annotations
 
+import os
+import weakref
 from typing import Any
 
 from pdc.ring.protocol import DROPPED, HIGH, NORMAL, S_TERMINATED, STATE_NAMES, RingStateError
 
 __all__ = ["Life"]
+
+# A forked child copies a launched kernel's rings but not the thread or device that serves
+# them: its copy must refuse to send or to wait for a loop that does not run there. In the
+# child, every kernel's Life is marked terminated (so every send path refuses it) and
+# forked (so the error says why).
+_LIVES: weakref.WeakSet = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for life in list(_LIVES):
+        life.forked_away = True
+        life.terminated = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Life:
@@ -32,6 +50,8 @@ class Life:
         self.host = host
         self.engine = engine
         self.terminated = False
+        self.forked_away = False  # True in a process forked after the launch
+        _LIVES.add(self)
 
     def failure(self) -> BaseException | None:
         """The exception the device loop died of, or None."""
@@ -47,6 +67,12 @@ class Life:
 
     def check(self, op: str) -> None:
         """Raise ``RingStateError`` naming ``op`` unless the device can still answer."""
+        if self.forked_away:
+            raise RingStateError(
+                f"[{op} {self.kernel_id}] expected a kernel launched in this process, got one "
+                "launched before a fork: its loop serves the parent only; launch the kernel "
+                "again in this process"
+            )
         if self.terminated:
             raise RingStateError(
                 f"[{op} {self.kernel_id}] expected a running kernel, got a terminated one"
@@ -87,4 +113,9 @@ class Life:
             f"flight ({self.waiting()} waiting in the request queues, "
             f"{self.host.replies_ready() + stashed} replies not yet received)"
             + (f"; the device loop failed: {failure!r}" if failure is not None else "")
+            + (
+                "; this process was forked after the launch: the loop serves the parent only"
+                if self.forked_away
+                else ""
+            )
         )
