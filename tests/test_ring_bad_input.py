@@ -379,6 +379,20 @@ def _flagged(req, rep):
     return select(req.f > 1.0, req.i // 2, 3)  # an int: accepted
 
 
+def _wrapping(req, rep):
+    return select(req.f < 0.0, 2**70, 0)  # an "error" that int64 cannot hold: it read as 0
+
+
+def _lowest(req, rep):
+    return select(req.f < 0.0, -(2**63), 0)  # the smallest int64: a status it can hold
+
+
+def test_an_integer_beyond_int64_is_refused_at_definition():
+    with pytest.raises(HandlerError, match=re.escape("`2 ** 70` is an integer beyond int64")):
+        ring_kernel(request=REQ, reply=REP)(_wrapping)
+    ring_kernel(request=REQ, reply=REP)(_lowest)
+
+
 def test_a_float_status_is_refused_at_definition():
     for fn, expr in ((_halved, "req.f / 2"), (_summed, "total")):
         pattern = (

@@ -71,6 +71,47 @@ def _function_env(fn: Callable) -> dict[str, Any]:
     return env
 
 
+_INT64 = range(-(2**63), 2**63)
+
+
+def _int_value(node: ast.AST) -> int | None:
+    """The value of an integer literal, or of arithmetic on integer literals (``2**70``,
+    ``1 << 64``, ``-5``), as Python computes it; None for anything else (or too big to
+    compute cheaply)."""
+    if isinstance(node, ast.Constant):
+        v = node.value
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _int_value(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp):
+        a, b = _int_value(node.left), _int_value(node.right)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, (ast.Pow, ast.LShift)):
+            if not 0 <= b <= 4096:
+                return None
+            return a**b if isinstance(node.op, ast.Pow) else a << b
+        fold = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+        return fold.get(type(node.op))
+    return None
+
+
+def _int_beyond_int64(tree: ast.AST) -> ast.AST | None:
+    """The first integer literal (or arithmetic on literals) whose value int64 cannot hold:
+    numba types it unsigned or as a float, and a status from it wraps silently."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        v = _int_value(node) if isinstance(node, (ast.Constant, ast.BinOp, ast.UnaryOp)) else None
+        if v is not None:  # the whole literal expression counts, not its parts: -(2**63)
+            if v not in _INT64:
+                return node
+            continue
+        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+    return None
+
+
 def validate(
     fn: Callable,
     request: Any,
@@ -160,6 +201,13 @@ def validate(
     records = {ctx.req: req_dt, ctx.rep: rep_dt}
     if st_dt is not None and ctx.st is not None:
         records[ctx.st] = st_dt
+    big = _int_beyond_int64(new)
+    if big is not None:
+        ctx.fail(
+            big,
+            f"`{ast.unparse(big)}` is an integer beyond int64, which no handler value can "
+            "hold (as a status it would wrap to another code, even 0 = ok)",
+        )
     bad = float_status(new, records, ctx.constants)
     if bad is not None and bad.value is not None:
         ctx.fail(
