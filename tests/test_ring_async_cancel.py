@@ -59,3 +59,16 @@ def test_cancel_and_wait_for_are_never_swallowed():
 
         stuck, late = asyncio.run(main())
     assert (stuck, late) == (0, 0), f"{stuck} cancels and {late} timeouts swallowed"
+
+
+def test_event_loops_that_awaited_a_kernel_are_not_kept_alive_by_it():
+    import gc
+
+    kdef = ring.ring_kernel(kernel_id="loops", request=REQ, reply=REP, queue_size=8)(echo)
+    with ring.RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(kdef)
+        for _ in range(50):  # one asyncio.run per request, as scripts and tests do
+            assert asyncio.run(k.call_async(x=1.0, timeout=30)).y == 1.0
+        gc.collect()
+        loops = sum(isinstance(o, asyncio.AbstractEventLoop) for o in gc.get_objects())
+        assert (loops, len(k.consumer.ports)) == (0, 0)

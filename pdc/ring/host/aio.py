@@ -114,6 +114,15 @@ class Port:
 
     @steps
     def _poll(self):
+        try:
+            yield from self._polling()
+        finally:
+            # A finished poller holds its event loop: let the port (kept per loop, weakly)
+            # go with the loop once it is closed.
+            if self.task is asyncio.current_task():
+                self.task = None
+
+    def _polling(self):
         k, delay = self.consumer, 0.0
         while self._waiting():
             with k.lock:
