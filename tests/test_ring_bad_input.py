@@ -423,3 +423,16 @@ def test_a_python_handler_status_outside_int64_is_an_error_reply_and_the_loop_go
         r = k.call(i=1, f=3.0, b=True, u=1, timeout=30, check=False)
         assert r.status != 0 and "to fit in int64, got 18446744073709551616" in r.error
         assert k.call(i=0, f=3.0, b=True, u=1, timeout=30).status == 0
+
+
+def test_terminate_close_and_options_refuse_bad_arguments_before_acting():
+    with RingKernelRuntime(backend="cpu") as rt:
+        k = rt.launch(ring_kernel(kernel_id="args", request=REQ, reply=REP)(_flagged))
+        for bad, kind in (("a", TypeError), (-1, ValueError), (float("nan"), ValueError)):
+            with pytest.raises(kind, match=r"\[terminate args\] expected timeout"):
+                k.terminate(timeout=bad)
+            with pytest.raises(kind, match=r"\[close\] expected timeout"):
+                rt.close(timeout=bad)
+        assert k.call(i=1, f=3.0, b=True, u=1, timeout=30).ok  # nothing was terminated
+    with pytest.raises(TypeError, match=r"expected options an EngineOptions or None, got int 5"):
+        RingKernelRuntime(options=5)

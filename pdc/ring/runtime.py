@@ -166,6 +166,11 @@ class RingKernelRuntime:
     """
 
     def __init__(self, backend: str | None = None, options: EngineOptions | None = None):
+        if options is not None and not isinstance(options, EngineOptions):
+            raise TypeError(
+                f"[RingKernelRuntime] expected options an EngineOptions or None, got "
+                f"{type(options).__name__} {options!r}"
+            )
         self.backend = backend
         self.options = options
         self.kernels: dict[str, RingKernel] = {}
@@ -346,6 +351,7 @@ class RingKernelRuntime:
 
     def close(self, timeout: float = 10.0) -> dict[str, TerminateReport]:
         """Terminate every kernel still running."""
+        timeout = seconds_arg("close", None, "timeout", timeout, none=False) or 0.0
         reports = {}
         for kid, rk in self.kernels.items():
             if rk.host.state() != S_TERMINATED or not rk.life.terminated:

@@ -266,6 +266,7 @@ class RingKernel:
         the burst of messages it took before it saw the request (a slow handler): those of
         ``undelivered`` may still get replies, which ``receive`` returns as usual.
         """
+        timeout = seconds_arg("terminate", self.kernel_id, "timeout", timeout, none=False) or 0.0
         t0 = time.perf_counter()
         self.life.terminated = True  # blocked producers see it and give up the send lock
         self.host.request_terminate()
