@@ -436,3 +436,17 @@ def test_terminate_close_and_options_refuse_bad_arguments_before_acting():
         assert k.call(i=1, f=3.0, b=True, u=1, timeout=30).ok  # nothing was terminated
     with pytest.raises(TypeError, match=r"expected options an EngineOptions or None, got int 5"):
         RingKernelRuntime(options=5)
+
+
+def test_a_float16_field_is_refused_on_the_compiled_cpu_loop_by_name():
+    req16 = np.dtype([("x", np.float16)])
+    rep = np.dtype([("y", np.float64)])
+
+    def half(req, rep):
+        rep.y = req.x * 2
+
+    with RingKernelRuntime(backend="cpu") as rt:
+        with pytest.raises(TypeError, match="request field 'x' of type float16"):
+            rt.launch(ring_kernel(kernel_id="half", request=req16, reply=rep)(half))
+        py = ring_kernel(kernel_id="half_py", request=req16, reply=rep, python=True)(half)
+        assert rt.launch(py).call(x=1.5, timeout=30).y == 3.0  # NumPy holds float16

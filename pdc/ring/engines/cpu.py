@@ -42,6 +42,7 @@ import numpy as np
 from pdc.ring.engines.base import Engine, EngineOptions, Waker, join_worker
 from pdc.ring.engines.cpu_prims import (
     compile_handler,
+    cpu_fields,
     cpu_primitives,
     handler_key,
     loop_key,
@@ -81,6 +82,7 @@ def compiled_loop(spec: HandlerSpec, options: EngineOptions) -> Any:
     key = (spec.function, spec.request, spec.reply, spec.state, *loop_key(options))
     loop = _LOOPS.get(key)
     if loop is None:
+        cpu_fields(spec)
         handler = stateful_handler(spec)
         prims = cpu_primitives(options)
         loop = numba.njit(nogil=True)(make_serve(handler, prims, options.burst))

@@ -95,6 +95,27 @@ def stateful_handler(spec: HandlerSpec) -> Any:
     return handler
 
 
+def cpu_fields(spec: HandlerSpec) -> None:
+    """Refuse, naming it, a record field numba's CPU target has no type for (float16: it
+    compiles for CUDA, and NumPy holds it, but a compiled cpu loop cannot).
+
+    Raises:
+        TypeError: such a field in the request, reply or state record.
+    """
+    records = (("request", spec.request), ("reply", spec.reply), ("state", spec.state))
+    for what, dtype in records:
+        if dtype is None or dtype.fields is None:
+            continue
+        for name, (field, *_) in dtype.fields.items():
+            base = field.base
+            if base.kind == "f" and base.itemsize == 2:
+                raise TypeError(
+                    f"[ring handler {spec.name}] expected fields the cpu backend can compile, "
+                    f"got {what} field {name!r} of type float16 (numba's CPU target has none): "
+                    "use float32, a pure-Python handler (python=True), or the cuda backend"
+                )
+
+
 def not_compiled(spec: HandlerSpec, exc: Exception) -> TypeError:
     """The error a cpu loop raises when numba refuses ``spec``'s handler."""
     return TypeError(

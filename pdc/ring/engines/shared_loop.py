@@ -51,6 +51,7 @@ from numba.extending import intrinsic
 
 from pdc.ring.engines.base import EngineOptions
 from pdc.ring.engines.cpu_prims import (
+    cpu_fields,
     cpu_primitives,
     loop_key,
     not_compiled,
@@ -122,6 +123,7 @@ def compile_entry(spec: HandlerSpec) -> Entry:
     key = (spec.function, spec.request, spec.reply, spec.state)
     entry = _ENTRIES.get(key)
     if entry is None:
+        cpu_fields(spec)
         handler = stateful_handler(spec)
         args = _record_types(spec)
         try:  # the loop's status is an int64, whatever integer the handler returns
