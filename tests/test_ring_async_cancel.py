@@ -63,12 +63,18 @@ def test_cancel_and_wait_for_are_never_swallowed():
 
 def test_event_loops_that_awaited_a_kernel_are_not_kept_alive_by_it():
     import gc
+    import weakref
 
     kdef = ring.ring_kernel(kernel_id="loops", request=REQ, reply=REP, queue_size=8)(echo)
     with ring.RingKernelRuntime(backend="cpu") as rt:
         k = rt.launch(kdef)
-        for _ in range(50):  # one asyncio.run per request, as scripts and tests do
-            assert asyncio.run(k.call_async(x=1.0, timeout=30)).y == 1.0
+        loops = []
+        for _ in range(50):  # one loop per request, as asyncio.run in scripts and tests
+            loop = asyncio.new_event_loop()
+            assert loop.run_until_complete(k.call_async(x=1.0, timeout=30)).y == 1.0
+            loop.close()
+            loops.append(weakref.ref(loop))
+            del loop
         gc.collect()
-        loops = sum(isinstance(o, asyncio.AbstractEventLoop) for o in gc.get_objects())
-        assert (loops, len(k.consumer.ports)) == (0, 0)
+        alive = sum(r() is not None for r in loops)
+        assert (alive, len(k.consumer.ports)) == (0, 0)
